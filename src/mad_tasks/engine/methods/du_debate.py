@@ -1,0 +1,66 @@
+"""Du et al. (2023), "Improving Factuality and Reasoning in Language Models through Multiagent Debate".
+
+N agents answer independently in round 1. In each later round t every agent reads the other agents'
+round t-1 replies (simultaneous rounds, the authors' intended semantics) and updates its answer; each
+agent keeps its own conversation. The final answer is the plurality of the last round's answers.
+With `sequential=True` an agent also reads the replies already given in round t by agents before it.
+"""
+
+from __future__ import annotations
+
+from .. import prompts, report
+from ..protocols import majority_vote
+from ..records import AgentAnswer, DebateResult
+from ..runtime import Msg
+from ..session import Session
+
+
+def agent_names(n: int) -> list[str]:
+    return [f"agent_{i + 1}" for i in range(n)]
+
+
+async def du_debate(session: Session, agents: int, rounds: int, sequential: bool) -> DebateResult:
+    p, rt = session.problem, session.runtime
+    names = agent_names(agents)
+    history: dict[str, list[Msg]] = {
+        name: [Msg("user", prompts.step_by_step(p.question, p.fmt))] for name in names
+    }
+    by_round: list[list[AgentAnswer]] = []
+
+    async def speak(name: str, round: int, peers: list[AgentAnswer]) -> AgentAnswer:
+        if peers:
+            history[name].append(Msg("user", prompts.debate_update(peers, p.fmt)))
+        reply = await session.answer(name, name, history[name], "debate", round)
+        history[name].append(Msg("assistant", reply.text))
+        return reply
+
+    for t in range(1, rounds + 1):
+        previous = by_round[-1] if by_round else []
+        async with rt.span(f"round {t}"):
+            if sequential and previous:
+                current: list[AgentAnswer] = []
+                for i, name in enumerate(names):
+                    peers = current + previous[i + 1 :]
+                    current.append(await speak(name, t, peers))
+            else:
+                current = await rt.gather(
+                    *(speak(name, t, [a for a in previous if a.agent != name]) for name in names)
+                )
+        by_round.append(list(current))
+        rt.info(f"round {t}", report.round_table(f"Round {t}", current, p.fmt.describe))
+
+    tally = majority_vote(
+        [a.answer for a in by_round[-1]],
+        earlier=[[a.answer for a in r] for r in by_round[:-1]],
+        key=p.fmt.key,
+    )
+    rt.info("vote", report.vote_table(tally, p.fmt.describe))
+    return DebateResult(
+        method="du_debate",
+        final=tally.winner,
+        answers=[a for r in by_round for a in r],
+        calls=session.calls,
+        tally=tally,
+        options={"agents": agents, "rounds": rounds, "sequential": sequential},
+    )
+

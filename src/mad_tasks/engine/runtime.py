@@ -1,0 +1,79 @@
+"""The one interface between debate methods and whatever runs the models.
+
+A method never talks to a framework: it builds `Call`s and hands them to a `Runtime`. The Inspect
+adapter, the test scripts and the other integrations each implement `Runtime`.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Literal, Protocol, TypeVar
+
+T = TypeVar("T")
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Msg:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call made on behalf of one agent.
+
+    `agent`, `round`, `purpose` and `attempt` identify the call: adapters use them as cache scopes so
+    that agents with identical prompts never share a cached reply, and simulated models use them as
+    their random seed.
+    """
+
+    agent: str
+    role: str
+    messages: tuple[Msg, ...]
+    purpose: str
+    round: int = 0
+    attempt: int = 0
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+
+
+class Runtime(Protocol):
+    async def call(self, call: Call) -> Reply:
+        """Run one model call."""
+        ...
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        """Run independent coroutines concurrently and return their results in order."""
+        ...
+
+    def span(self, name: str) -> AbstractAsyncContextManager[Any]:
+        """Group the calls and events of one stage (a round) for the viewer."""
+        ...
+
+    def info(self, title: str, data: str | dict[str, Any]) -> None:
+        """Publish a human-readable event (markdown text or a JSON-able dict)."""
+        ...

@@ -1,0 +1,105 @@
+"""The engine's `Runtime` on Inspect: model roles, cache scopes, `collect`, spans and info events."""
+
+from __future__ import annotations
+
+import zlib
+from contextvars import ContextVar
+from typing import Any, Awaitable, TypeVar
+
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    get_model,
+    model_roles,
+)
+from inspect_ai.model._generate_config import active_generate_config
+from inspect_ai.util import collect, span
+
+from .engine.runtime import Call, Msg, Reply, Usage
+
+T = TypeVar("T")
+
+# The call in flight, for the project's simulated model: it seeds its replies by agent and round.
+current_call: ContextVar[Call | None] = ContextVar("mad_tasks_current_call", default=None)
+
+_MESSAGE = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+
+
+def role_candidates(role: str) -> list[str]:
+    """`agent_3` falls back to the shared `agent` role, then to the main model."""
+    prefix = role.rsplit("_", 1)[0]
+    return [role, prefix] if prefix != role and role.rsplit("_", 1)[1].isdigit() else [role]
+
+
+def resolve_model(role: str) -> Model:
+    bound = model_roles()
+    for candidate in role_candidates(role):
+        if candidate in bound:
+            return get_model(role=candidate)
+    # unbound: the main model, labelled with the role so usage is reported per role
+    return get_model(role=role, default=get_model())
+
+
+def derive_seed(seed: int | None, agent: str) -> int | None:
+    """Distinct seeds per agent, so a fixed --seed does not make agents with one prompt identical."""
+    if seed is None:
+        return None
+    return seed + zlib.crc32(agent.encode()) % 100_000
+
+
+class InspectRuntime:
+    def __init__(self, sample_id: str | int | None) -> None:
+        self.sample = str(sample_id)
+        self.config = active_generate_config()
+
+    def _cache(self, call: Call) -> bool | CachePolicy:
+        base = self.config.cache
+        if not base:
+            return False
+        policy = base if isinstance(base, CachePolicy) else CachePolicy()
+        scopes = {
+            **policy.scopes,
+            "sample": self.sample,
+            "agent": call.agent,
+            "round": str(call.round),
+            "purpose": call.purpose,
+            "attempt": str(call.attempt),
+        }
+        return policy.model_copy(update={"scopes": scopes})
+
+    async def call(self, call: Call) -> Reply:
+        model = resolve_model(call.role)
+        config = GenerateConfig(
+            temperature=call.temperature,
+            max_tokens=call.max_tokens,
+            seed=derive_seed(self.config.seed, call.agent),
+        )
+        messages: list[ChatMessage] = [_to_chat(m) for m in call.messages]
+        token = current_call.set(call)
+        try:
+            out = await model.generate(messages, config=config, cache=self._cache(call))
+        finally:
+            current_call.reset(token)
+        usage = (
+            Usage(out.usage.input_tokens, out.usage.output_tokens) if out.usage else Usage()
+        )
+        return Reply(text=out.completion, usage=usage)
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        return await collect(*calls)
+
+    def span(self, name: str) -> Any:
+        return span(name, type="round")
+
+    def info(self, title: str, data: str | dict[str, Any]) -> None:
+        transcript().info(data, source=title)
+
+
+def _to_chat(m: Msg) -> ChatMessage:
+    return _MESSAGE[m.role](content=m.content)

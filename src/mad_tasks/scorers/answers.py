@@ -1,0 +1,36 @@
+"""`final_answer`: reads the final answer from any solver's output in the task's answer format."""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from ..engine.answers import infer_format, make_format
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def final_answer(answer_format: str | None = None) -> Scorer:
+    """Correct when the answer extracted from the output equals the target; no answer is incorrect."""
+    if answer_format is not None:
+        make_format(answer_format, ("?",))  # validates the name before the eval starts
+
+    async def score(state: TaskState, target: Target) -> Score:
+        options = tuple(c.value for c in state.choices)
+        name = answer_format or state.metadata.get("answer_format") or (
+            "choice" if options else infer_format(target.text)
+        )
+        fmt = make_format(name, options)
+        answer = fmt.extract(state.output.completion)
+        gold = {fmt.key(g) for t in target.target if (g := fmt.extract(f"ANSWER: {t}")) is not None}
+        correct = answer is not None and fmt.key(answer) in gold
+        return Score(
+            value=CORRECT if correct else INCORRECT,
+            answer=answer if answer is not None else "",
+            explanation=(
+                f"answer {answer!r} vs target {target.text!r}"
+                if answer is not None
+                else "no answer could be read from the output (counted incorrect)"
+            ),
+        )
+
+    return score

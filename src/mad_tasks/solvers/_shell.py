@@ -1,0 +1,91 @@
+"""What every solver does around its method: read the sample, run the engine, write the results."""
+
+from __future__ import annotations
+
+from typing import Awaitable, Callable
+
+from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.solver import TaskState
+
+from ..engine.answers import FORMATS, AnswerFormat, Choice, infer_format, make_format
+from ..engine.records import DebateResult
+from ..engine.session import Problem, Session
+from ..inspect_runtime import InspectRuntime
+
+STORE_KEY = "mad_tasks:debate"
+
+Method = Callable[[Session], Awaitable[DebateResult]]
+
+
+def check_options(**checks: tuple[bool, str]) -> None:
+    """Raise before any model call when an option is out of range, naming the option."""
+    for option, (ok, allowed) in checks.items():
+        if not ok:
+            raise ValueError(f"invalid solver option '{option}': {allowed}")
+
+
+def check_format(answer_format: str) -> None:
+    check_options(
+        answer_format=(
+            answer_format in ("auto", *FORMATS),
+            f"got {answer_format!r}, allowed: auto, {', '.join(FORMATS)}",
+        )
+    )
+
+
+def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:
+    """auto: the task's choices, else the task's declared format, else what the target looks like."""
+    options = tuple(c.value for c in state.choices)
+    if answer_format == "auto":
+        if options:
+            answer_format = "choice"
+        else:
+            answer_format = state.metadata.get("answer_format") or infer_format(state.target.text)
+    return make_format(answer_format, options)
+
+
+def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:
+    """The prompt as the task's setup left it (its template and system message), with the options."""
+    text = state.user_prompt.text if state.messages else state.input_text
+    if isinstance(fmt, Choice):
+        lines = [f"{letter}) {option}" for letter, option in zip(fmt.letters, fmt.options)]
+        if not all(line in text for line in lines):
+            text = text.rstrip() + "\n\n" + "\n".join(lines)
+    system = "\n\n".join(m.text for m in state.messages if m.role == "system")
+    return Problem(text, fmt, system)
+
+
+async def run_method(
+    state: TaskState,
+    method: Method,
+    answer_format: str,
+    retries: int,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> TaskState:
+    fmt = answer_format_for(state, answer_format)
+    session = Session(
+        InspectRuntime(state.sample_id),
+        problem_for(state, fmt),
+        retries=retries,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
+    result = await method(session)
+    result.options = {**result.options, "answer_format": fmt.name, "retries": retries}
+    state.store.set(STORE_KEY, result.to_dict())
+    write_output(state, result, fmt)
+    return state
+
+
+def write_output(state: TaskState, result: DebateResult, fmt: AnswerFormat) -> None:
+    """Drop-in output: mark the chosen option and end the completion with the final answer.
+
+    An abstention leaves the completion empty, so no scorer can read a correct answer into it.
+    """
+    completion = fmt.render(result.final) if result.final is not None else ""
+    if isinstance(fmt, Choice):
+        for i, letter in enumerate(fmt.letters):
+            state.choices.mark_choice(i, letter == result.final)
+    state.output = ModelOutput.from_content(model=str(state.model), content=completion)
+    state.messages.append(ChatMessageAssistant(content=completion or "(no answer: all agents abstained)"))

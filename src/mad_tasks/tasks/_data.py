@@ -1,0 +1,64 @@
+"""Loading task data: a local JSON/JSONL file, or a pinned public file cached on first download."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("MAD_TASKS_CACHE_DIR") or Path.home() / ".cache" / "mad_tasks"
+    return Path(root)
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """A JSON array or JSON Lines file of objects."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        records = json.loads(text)
+    else:
+        records = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not a JSON object ({e.msg})") from None
+    if not all(isinstance(r, dict) for r in records):
+        raise ValueError(f"{path}: every record must be a JSON object")
+    return records
+
+
+def download(url: str, name: str) -> Path:
+    """Fetch `url` once into the cache; the URL pins a commit, so the cached copy stays valid."""
+    target = cache_dir() / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(target.suffix + ".part")
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                tmp.write_bytes(response.read())
+        except OSError as e:
+            raise RuntimeError(
+                f"could not download {url} ({e}); offline, pass a local file with -T data_path=..."
+            ) from None
+        tmp.replace(target)
+    return target
+
+
+def pick(records: list[Any], shuffle: bool, seed: int, subset: int | None) -> list[Any]:
+    """Optionally shuffle with a seed, then keep the first `subset` records."""
+    if subset is not None and subset < 1:
+        raise ValueError(f"invalid task option 'subset': must be >= 1, got {subset}")
+    records = list(records)
+    if shuffle:
+        random.Random(seed).shuffle(records)
+    return records[:subset] if subset is not None else records
