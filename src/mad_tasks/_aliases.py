@@ -12,7 +12,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from inspect_ai._util.registry import registry_has, registry_unqualified_name
+from inspect_ai._util.registry import (
+    registry_has,
+    registry_info,
+    registry_unqualified_name,
+    set_registry_info,
+)
 from inspect_ai.solver import Solver
 from inspect_ai.solver._solver import solver_register
 
@@ -30,5 +35,7 @@ def register_short_aliases(factories: list[Callable[..., Solver]]) -> list[str]:
             return _factory(*args, **kwargs)
 
         solver_register(alias, short)
+        # created through the alias, the solver is still labelled (and logged) as mad_tasks/<name>
+        set_registry_info(alias, registry_info(factory))
         registered.append(short)
     return registered

@@ -81,8 +81,10 @@ class YesNo(AnswerFormat):
         return "yes" if m.group(1).lower() in ("yes", "true") else "no"
 
     def fallback(self, text: str) -> str | None:
-        # a reply that is, or opens with, a bare yes/no ("No, because ...") states its answer
-        return self.parse(text)
+        # a reply that is, or opens with, a bare yes/no ("No, because ...") states its answer;
+        # "No idea ..." does not
+        m = re.match(r"(?i)^\W*(yes|no|true|false)\s*(?:[.,;:!]|$)", text.strip())
+        return self.parse(m.group(1)) if m else None
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ class Choice(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
-        c = candidate.strip()
+        c = candidate.strip().rstrip(".")
         # "B", "(B)", "B." alone, or a letter that opens an option: "B) ...", "(B) ...", "B. ..."
         m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(r"\(?([A-Z])[).:\]]\s", c + " ")
         if m and m.group(1).upper() in self.letters:
@@ -133,8 +135,10 @@ class Number(AnswerFormat):
         return normalise_number(m.group(0)) if m else None
 
     def fallback(self, text: str) -> str | None:
-        numbers = _NUMBER.findall(text)
-        return normalise_number(numbers[-1]) if numbers else None
+        # only a reply whose last line is a bare number; "step 2 ... I can't decide" is no answer
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        last = lines[-1].strip().replace("$", "").rstrip(".") if lines else ""
+        return normalise_number(last) if _NUMBER.fullmatch(last) else None
 
 
 class FreeText(AnswerFormat):

@@ -92,7 +92,7 @@ class SimulatedModel(ModelAPI):
     def _reply(self, agent: str, fmt: AnswerFormat | None, prompt: str, last_user: str, rng: random.Random) -> str:
         gold = self._gold(prompt, fmt)
         if fmt is None or gold is None or rng.random() < self.unparseable:
-            return f"({agent} thinks about it but does not commit to an answer.)"
+            return "(This agent thinks about it but does not commit to an answer.)"
         peers = [a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", last_user)[1:]) if a]
         if peers and rng.random() < self.conformity:
             answer, why = Counter(peers).most_common(1)[0][0], "the other agents convinced me"

@@ -1,0 +1,92 @@
+"""A scripted `Runtime` for engine tests: replies come from a function of the call, never of call order.
+
+Calls of one round run concurrently (`gather` is `asyncio.gather` and every call yields to the event
+loop once), so a reply function must decide from what the call contains: its agent, round, attempt
+and messages. Every call, span and info event is recorded for assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from mad_tasks.engine.runtime import Call, Reply, Usage
+
+T = TypeVar("T")
+
+ReplyFn = Callable[[Call], "str | Reply"]
+
+# usage given to replies scripted as plain strings, so token figures are always known
+DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=2)
+
+_current_span: ContextVar[str | None] = ContextVar("scripted_span", default=None)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    call: Call
+    span: str | None  # the innermost span the call was made in
+
+
+class ScriptedRuntime:
+    def __init__(self, reply: ReplyFn, usage: Usage = DEFAULT_USAGE) -> None:
+        self.reply = reply
+        self.usage = usage
+        self.recorded: list[Recorded] = []
+        self.spans: list[str] = []  # span names, in the order they were opened
+        self.infos: list[tuple[str, str | dict[str, Any]]] = []
+
+    # -- Runtime -------------------------------------------------------------------------------
+    async def call(self, call: Call) -> Reply:
+        # list.append is atomic under asyncio: no lock needed on one event loop
+        self.recorded.append(Recorded(call, _current_span.get()))
+        await asyncio.sleep(0)  # let the other calls of a round interleave
+        out = self.reply(call)
+        return out if isinstance(out, Reply) else Reply(out, self.usage)
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        return list(await asyncio.gather(*calls))
+
+    @asynccontextmanager
+    async def _span(self, name: str) -> AsyncIterator[None]:
+        self.spans.append(name)
+        token = _current_span.set(name)
+        try:
+            yield
+        finally:
+            _current_span.reset(token)
+
+    def span(self, name: str) -> Any:
+        return self._span(name)
+
+    def info(self, title: str, data: str | dict[str, Any]) -> None:
+        self.infos.append((title, data))
+
+    # -- queries -------------------------------------------------------------------------------
+    @property
+    def calls(self) -> list[Call]:
+        return [r.call for r in self.recorded]
+
+    def calls_of(self, agent: str, round: int | None = None) -> list[Call]:
+        """The calls of one agent (optionally one round), by attempt."""
+        found = [c for c in self.calls if c.agent == agent and (round is None or c.round == round)]
+        return sorted(found, key=lambda c: (c.round, c.attempt))
+
+    def first_call(self, agent: str, round: int) -> Call:
+        return self.calls_of(agent, round)[0]
+
+    def info_titles(self) -> list[str]:
+        return [title for title, _ in self.infos]
+
+
+def last_user(call: Call) -> str:
+    """The text of the last user message of a call (what the agent is asked right now)."""
+    return next(m.content for m in reversed(call.messages) if m.role == "user")
+
+
+def transcript_text(call: Call) -> str:
+    return "\n".join(m.content for m in call.messages)

@@ -1,0 +1,351 @@
+"""The engine on a scripted runtime: call counts, who sees what, retries, abstentions and records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripted import ScriptedRuntime, last_user
+
+from mad_tasks.engine import prompts
+from mad_tasks.engine.answers import Choice, YesNo
+from mad_tasks.engine.methods.baselines import self_consistency, single
+from mad_tasks.engine.methods.du_debate import du_debate
+from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, Tally
+from mad_tasks.engine.runtime import Call, Msg, Reply, Usage
+from mad_tasks.engine.session import Problem, Session
+from mad_tasks.solvers.baselines import debate_budget
+
+QUESTION = "Can a camel cross the Sahara without water?"
+YESNO = Problem(QUESTION, YesNo())
+AGENTS = ("agent_1", "agent_2", "agent_3")
+
+
+def tag(agent: str, round: int) -> str:
+    """A marker unique to one agent's reply in one round, to trace who saw what."""
+    return f"<{agent} says in round {round}>"
+
+
+def scripted(answers: dict[tuple[str, int], str | None]):
+    """Reply with the scripted answer for (agent, round); None gives a reply without an answer."""
+
+    def reply(call: Call) -> str:
+        answer = answers.get((call.agent, call.round))
+        body = f"{tag(call.agent, call.round)} I weighed the evidence."
+        return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
+
+    return reply
+
+
+def always(answer: str | None):
+    return scripted({(a, r): answer for a in AGENTS for r in range(1, 10)})
+
+
+async def run_debate(reply, agents=3, rounds=2, sequential=False, retries=2, problem=YESNO):
+    rt = ScriptedRuntime(reply)
+    result = await du_debate(Session(rt, problem, retries=retries), agents, rounds, sequential)
+    return rt, result
+
+
+# -- single / cot ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cot", [False, True])
+async def test_single_and_cot_make_one_call_with_their_prompt(cot: bool) -> None:
+    rt = ScriptedRuntime(lambda call: "Camels store fat, not water.\nANSWER: no")
+    problem = Problem(QUESTION, YesNo(), system="You are a careful assistant.")
+    session = Session(rt, problem, temperature=0.3, max_tokens=99)
+    result = await single(session, cot=cot)
+
+    [call] = rt.calls
+    expected = prompts.step_by_step if cot else prompts.direct
+    assert call.messages == (
+        Msg("system", "You are a careful assistant."),
+        Msg("user", expected(QUESTION, YesNo())),
+    )
+    assert ("step by step" in call.messages[1].content) is cot
+    assert (call.agent, call.role, call.purpose, call.round, call.attempt) == (
+        "agent_1",
+        "agent",
+        "answer",
+        1,
+        0,
+    )
+    assert (call.temperature, call.max_tokens) == (0.3, 99)
+    assert (result.method, result.final, result.rounds) == ("cot" if cot else "single", "no", 1)
+    assert result.calls == [CallRecord("agent_1", "agent", "answer", 1, 0, 10, 2)]
+
+
+async def test_system_prompt_is_omitted_when_empty() -> None:
+    rt = ScriptedRuntime(lambda call: "ANSWER: yes")
+    await single(Session(rt, YESNO), cot=False)
+    assert [m.role for m in rt.calls[0].messages] == ["user"]
+
+
+# -- retries and abstentions -----------------------------------------------------------------------
+
+
+async def test_unparseable_reply_is_retried_then_abstains() -> None:
+    rt = ScriptedRuntime(lambda call: f"Thinking, attempt {call.attempt}, no commitment.")
+    result = await single(Session(rt, YESNO, retries=2), cot=False)
+
+    assert [c.attempt for c in rt.calls] == [0, 1, 2]
+    first, second, third = rt.calls
+    reminder = prompts.reminder(YesNo())
+    assert second.messages == first.messages + (
+        Msg("assistant", "Thinking, attempt 0, no commitment."),
+        Msg("user", reminder),
+    )
+    assert third.messages == second.messages + (
+        Msg("assistant", "Thinking, attempt 1, no commitment."),
+        Msg("user", reminder),
+    )
+    [answer] = result.answers
+    assert (answer.answer, answer.attempts, result.final) == (None, 3, None)
+    assert len(result.calls) == 3
+
+
+async def test_retry_that_answers_ends_the_follow_ups() -> None:
+    reminder = prompts.reminder(YesNo())
+
+    def reply(call: Call) -> str:
+        return "ANSWER: yes" if last_user(call) == reminder else "Let me ponder."
+
+    rt = ScriptedRuntime(reply)
+    result = await single(Session(rt, YESNO, retries=5), cot=False)
+    assert len(rt.calls) == 2
+    [answer] = result.answers
+    assert answer == AgentAnswer("agent_1", 1, "Let me ponder.\n\nANSWER: yes", "yes", attempts=2)
+
+
+async def test_zero_retries_means_one_call() -> None:
+    rt = ScriptedRuntime(lambda call: "I cannot decide.")
+    result = await single(Session(rt, YESNO, retries=0), cot=False)
+    assert len(rt.calls) == 1
+    assert result.final is None
+
+
+# -- self-consistency ------------------------------------------------------------------------------
+
+
+async def test_self_consistency_samples_n_times_and_takes_the_majority() -> None:
+    votes = {
+        "sample_1": "yes",
+        "sample_2": "no",
+        "sample_3": "no",
+        "sample_4": None,
+        "sample_5": "yes",
+    }
+    rt = ScriptedRuntime(
+        lambda call: f"ANSWER: {votes[call.agent]}" if votes[call.agent] else "hmm"
+    )
+    result = await self_consistency(Session(rt, YESNO, retries=1), samples=5)
+
+    first_attempts = [c for c in rt.calls if c.attempt == 0]
+    assert sorted(c.agent for c in first_attempts) == list(votes)
+    assert len({c.messages for c in first_attempts}) == 1  # the same prompt for every sample
+    assert "step by step" in first_attempts[0].messages[0].content
+    assert len(rt.calls) == 6  # five samples + one retry of the abstaining sample_4
+    # 2-2 tie between yes and no: no history, so agent order decides (sample_1 said yes)
+    assert result.tally == Tally(counts={"yes": 2, "no": 2}, winner="yes", tie=True, abstentions=1)
+    assert result.final == "yes"
+    assert result.options == {"samples": 5}
+    assert rt.info_titles() == ["vote"]
+
+
+@pytest.mark.parametrize("spec, calls", [("3x2", 6), ("4X3", 12), (" 2 x 5 ", 10), ("1*1", 1)])
+def test_debate_budget(spec: str, calls: int) -> None:
+    assert debate_budget(spec) == calls
+
+
+@pytest.mark.parametrize("spec", ["banana", "3x", "0x2", "3x0", "-1x2", "3x2x1"])
+def test_debate_budget_rejects_bad_specs(spec: str) -> None:
+    with pytest.raises(ValueError, match="'match_debate'"):
+        debate_budget(spec)
+
+
+# -- du_debate: calls and who sees what ------------------------------------------------------------
+
+
+async def test_three_agents_two_rounds_make_six_calls() -> None:
+    rt, result = await run_debate(always("yes"))
+    assert len(rt.calls) == 6
+    assert sorted((c.agent, c.round) for c in rt.calls) == [(a, r) for a in AGENTS for r in (1, 2)]
+    assert all(c.role == c.agent and c.purpose == "debate" and c.attempt == 0 for c in rt.calls)
+    assert all(r.span == f"round {r.call.round}" for r in rt.recorded)
+    assert rt.spans == ["round 1", "round 2"]
+    assert rt.info_titles() == ["round 1", "round 2", "vote"]
+    assert (result.final, result.rounds, len(result.calls)) == ("yes", 2, 6)
+
+
+async def test_round_one_prompts_are_identical_and_independent() -> None:
+    rt, _ = await run_debate(always("yes"))
+    round1 = [rt.first_call(a, 1) for a in AGENTS]
+    assert all(
+        c.messages == (Msg("user", prompts.step_by_step(QUESTION, YesNo())),) for c in round1
+    )
+
+
+async def test_round_two_shows_the_other_agents_and_keeps_the_own_reply_as_history() -> None:
+    rt, _ = await run_debate(always("yes"))
+    for agent in AGENTS:
+        call = rt.first_call(agent, 2)
+        own_round1 = rt.first_call(agent, 1)
+        assert [m.role for m in call.messages] == ["user", "assistant", "user"]
+        assert call.messages[0] == own_round1.messages[0]
+        assert tag(agent, 1) in call.messages[1].content  # its own reply, as an assistant turn
+        update = last_user(call)
+        assert tag(agent, 1) not in update  # never shown to itself as a peer
+        for peer in AGENTS:
+            if peer != agent:
+                assert tag(peer, 1) in update
+                assert f"--- {peer} ---" in update
+
+
+async def test_round_t_shows_only_round_t_minus_one() -> None:
+    rt, result = await run_debate(always("no"), rounds=3)
+    assert len(rt.calls) == 9 and result.rounds == 3
+    for agent in AGENTS:
+        call = rt.first_call(agent, 3)
+        assert [m.role for m in call.messages] == ["user", "assistant", "user", "assistant", "user"]
+        update = last_user(call)
+        peers = [p for p in AGENTS if p != agent]
+        assert all(tag(p, 2) in update for p in peers)
+        assert not any(tag(p, 1) in update for p in AGENTS)
+        assert tag(agent, 2) not in update
+
+
+async def test_sequential_agents_see_replies_already_given_this_round() -> None:
+    rt, _ = await run_debate(always("yes"), sequential=True)
+    seen = {a: last_user(rt.first_call(a, 2)) for a in AGENTS}
+
+    assert tag("agent_2", 1) in seen["agent_1"] and tag("agent_3", 1) in seen["agent_1"]
+
+    assert tag("agent_1", 2) in seen["agent_2"]  # agent 1 already spoke in round 2
+    assert tag("agent_3", 1) in seen["agent_2"]  # agent 3 has not: its round-1 reply
+    assert tag("agent_1", 1) not in seen["agent_2"]
+    assert "agent_2 says" not in seen["agent_2"]
+
+    assert tag("agent_1", 2) in seen["agent_3"] and tag("agent_2", 2) in seen["agent_3"]
+    assert "round 1>" not in seen["agent_3"]
+
+
+async def test_simultaneous_agents_never_see_this_rounds_replies() -> None:
+    rt, _ = await run_debate(always("yes"), rounds=3)
+    for agent in AGENTS:
+        assert "round 2>" not in last_user(rt.first_call(agent, 2))
+        assert "round 3>" not in last_user(rt.first_call(agent, 3))
+
+
+# -- du_debate: retries, abstentions, ties -----------------------------------------------------------
+
+
+async def test_debate_retries_count_as_calls_and_end_in_abstention() -> None:
+    answers = {(a, r): "yes" for a in AGENTS for r in (1, 2)}
+    answers[("agent_2", 1)] = answers[("agent_2", 2)] = None
+    rt, result = await run_debate(scripted(answers), retries=2)
+
+    assert len(rt.calls) == 4 + 2 * 3  # agent_2 asks three times in each round
+    assert [c.attempt for c in rt.calls_of("agent_2", 1)] == [0, 1, 2]
+    retry = rt.calls_of("agent_2", 1)[1]
+    assert last_user(retry) == prompts.reminder(YesNo())
+    assert (
+        retry.messages[-2].role == "assistant" and tag("agent_2", 1) in retry.messages[-2].content
+    )
+
+    abstained = [a for a in result.answers if a.agent == "agent_2"]
+    assert [(a.answer, a.attempts) for a in abstained] == [(None, 3), (None, 3)]
+    assert result.tally == Tally(counts={"yes": 2}, winner="yes", tie=False, abstentions=1)
+    assert len(result.calls) == 10
+
+
+async def test_abstentions_never_win() -> None:
+    answers = {("agent_1", 1): "no", ("agent_1", 2): "no"}  # agents 2 and 3 never answer
+    rt, result = await run_debate(scripted(answers), retries=1)
+    assert result.final == "no"
+    assert result.tally.abstentions == 2
+    assert len(rt.calls) == 2 + 2 * 2 * 2
+
+
+async def test_all_abstain_gives_no_final_answer() -> None:
+    rt, result = await run_debate(always(None), retries=0)
+    assert len(rt.calls) == 6
+    assert result.final is None
+    assert result.tally == Tally(counts={}, winner=None, tie=False, abstentions=3)
+    vote_text = dict(rt.infos)["vote"]
+    assert "all abstained" in vote_text
+
+
+async def test_last_round_tie_is_broken_by_the_previous_round() -> None:
+    answers = {
+        ("agent_1", 1): "no", ("agent_2", 1): "no", ("agent_3", 1): "yes",
+        ("agent_1", 2): "yes", ("agent_2", 2): "no", ("agent_3", 2): None,
+    }  # fmt: skip
+    _, result = await run_debate(scripted(answers), retries=0)
+    # agent order would pick "yes"; round 1 preferred "no"
+    assert (result.final, result.tally.tie) == ("no", True)
+
+
+# -- records -----------------------------------------------------------------------------------------
+
+
+def usage_by_length(reply):
+    """Token usage set explicitly: 10 input tokens per message, 5 output tokens."""
+
+    def with_usage(call: Call) -> Reply:
+        return Reply(reply(call), Usage(input_tokens=10 * len(call.messages), output_tokens=5))
+
+    return with_usage
+
+
+async def test_debate_record_golden_values() -> None:
+    answers = {
+        ("agent_1", 1): "yes", ("agent_2", 1): "no", ("agent_3", 1): "yes",
+        ("agent_1", 2): "no", ("agent_2", 2): "no", ("agent_3", 2): "yes",
+    }  # fmt: skip
+    _, result = await run_debate(usage_by_length(scripted(answers)))
+
+    assert result.method == "du_debate"
+    assert result.rounds == 2
+    assert result.final == "no"
+    assert result.tally == Tally(counts={"no": 2, "yes": 1}, winner="no", tie=False, abstentions=0)
+    assert result.answer_changes() == 1  # only agent_1 changed its mind
+    # round 1: one message (10 tokens); round 2: question, own reply, update (30 tokens)
+    assert result.tokens_by_role() == {
+        a: {"input_tokens": 40, "output_tokens": 10, "calls": 2} for a in AGENTS
+    }
+    assert [a.answer for a in result.answers_in_round(2)] == ["no", "no", "yes"]
+    assert result.options == {"agents": 3, "rounds": 2, "sequential": False}
+
+
+async def test_answer_changes_counts_every_flip() -> None:
+    answers = {
+        ("agent_1", 1): "yes", ("agent_1", 2): "no", ("agent_1", 3): "yes",
+        ("agent_2", 1): "no", ("agent_2", 2): "no", ("agent_2", 3): "no",
+    }  # fmt: skip
+    _, result = await run_debate(scripted(answers), agents=2, rounds=3)
+    assert result.answer_changes() == 2
+
+
+async def test_choice_debate_records_letters() -> None:
+    fmt = Choice(("London", "Paris", "Rome"))
+    problem = Problem("What is the capital of France?\n\nA) London\nB) Paris\nC) Rome", fmt)
+    _, result = await run_debate(always("Paris"), problem=problem)  # option text, not a letter
+    assert result.final == "B"
+
+
+async def test_debate_result_round_trips_through_json() -> None:
+    answers = {("agent_1", 1): "yes", ("agent_2", 1): None, ("agent_3", 1): "no"}
+    _, result = await run_debate(usage_by_length(scripted(answers)), rounds=1, retries=1)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert DebateResult.from_dict(data) == result
+    assert data["tally"] == {
+        "counts": {"yes": 1, "no": 1},
+        "winner": "yes",
+        "tie": True,
+        "abstentions": 1,
+    }
+
+    rt = ScriptedRuntime(lambda call: "ANSWER: no")
+    plain = await single(Session(rt, YESNO), cot=True)
+    assert DebateResult.from_dict(json.loads(json.dumps(plain.to_dict()))) == plain
