@@ -47,6 +47,8 @@ class DebateResult:
     calls: list[CallRecord]
     tally: Tally | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    # method-specific records (ballots, personas, graphs, ...), already JSON-serialisable
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rounds(self) -> int:
@@ -86,4 +88,5 @@ class DebateResult:
             calls=[CallRecord(**c) for c in d["calls"]],
             tally=Tally(**d["tally"]) if d.get("tally") else None,
             options=d.get("options", {}),
+            details=d.get("details", {}),
         )
