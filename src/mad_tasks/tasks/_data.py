@@ -62,3 +62,19 @@ def pick(records: list[Any], shuffle: bool, seed: int, subset: int | None) -> li
     if shuffle:
         random.Random(seed).shuffle(records)
     return records[:subset] if subset is not None else records
+
+
+def hf_records(
+    path: str, split: str, name: str | None = None, revision: str | None = None
+) -> list[dict[str, Any]]:
+    """Rows of a Hugging Face Hub dataset (needs the network on first use; cached by `datasets`)."""
+    from datasets import load_dataset
+
+    try:
+        dataset = load_dataset(path, name, split=split, revision=revision)
+    except Exception as e:  # the Hub client raises many types; all mean the same to a user
+        raise RuntimeError(
+            f"could not load {path}{'/' + name if name else ''} ({split}) from the Hugging Face Hub "
+            f"({type(e).__name__}: {e}); offline, pass a local file with -T data_path=..."
+        ) from None
+    return [dict(row) for row in dataset]

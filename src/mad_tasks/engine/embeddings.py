@@ -1,0 +1,97 @@
+"""Text embeddings for similarity measures (answer diversity, CortexDebate's intimacy term).
+
+`hashing` needs no download and no network: hashed word and character-trigram counts, L2-normalised.
+It measures surface overlap, not meaning; `sentence-transformers` and `openai` measure meaning.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import Protocol, Sequence
+
+import numpy as np
+
+EMBEDDERS = ("hashing", "sentence-transformers", "openai")
+
+
+class Embedder(Protocol):
+    name: str
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised row per text."""
+        ...
+
+
+def _normalise_rows(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.where(norms == 0, 1.0, norms)
+
+
+class HashingEmbedder:
+    def __init__(self, dim: int = 1024) -> None:
+        self.dim = dim
+        self.name = f"hashing-{dim}"
+
+    def _features(self, text: str) -> list[str]:
+        words = re.findall(r"\w+", text.lower())
+        joined = " ".join(words)
+        return words + [joined[i : i + 3] for i in range(max(0, len(joined) - 2))]
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        m = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            for f in self._features(text):
+                m[row, zlib.crc32(f.encode()) % self.dim] += 1.0
+        return _normalise_rows(m)
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model (the papers' SBERT); weights must already be on disk."""
+
+    def __init__(self, model: str = "all-MiniLM-L6-v2") -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise ImportError(
+                "embedder 'sentence-transformers' needs `pip install sentence-transformers`"
+            ) from e
+        self.name = f"sentence-transformers/{model}"
+        self._model = SentenceTransformer(model)
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return _normalise_rows(np.asarray(self._model.encode(list(texts))))
+
+
+class OpenAIEmbedder:
+    def __init__(self, model: str = "text-embedding-3-small") -> None:
+        from openai import AsyncOpenAI
+
+        self.name = f"openai/{model}"
+        self._model = model
+        self._client = AsyncOpenAI()
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        response = await self._client.embeddings.create(model=self._model, input=list(texts))
+        return _normalise_rows(np.asarray([d.embedding for d in response.data]))
+
+
+def make_embedder(spec: str) -> Embedder:
+    """`hashing`, `sentence-transformers[/<model>]` or `openai[/<model>]`."""
+    kind, _, model = spec.partition("/")
+    if kind == "hashing":
+        return HashingEmbedder(int(model) if model else 1024)
+    if kind == "sentence-transformers":
+        return SentenceTransformerEmbedder(model or "all-MiniLM-L6-v2")
+    if kind == "openai":
+        return OpenAIEmbedder(model or "text-embedding-3-small")
+    raise ValueError(f"unknown embedder {spec!r}: use one of {', '.join(EMBEDDERS)}")
+
+
+def mean_pairwise_cosine(vectors: np.ndarray) -> float | None:
+    """Mean cosine over all pairs of (L2-normalised) rows; None with fewer than two rows."""
+    n = len(vectors)
+    if n < 2:
+        return None
+    sims = vectors @ vectors.T
+    return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
