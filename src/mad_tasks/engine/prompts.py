@@ -1,4 +1,4 @@
-"""The project's prompt wording, in one place (the papers' prompts are reference only)."""
+"""Shared prompt wording of the project (method-specific prompts live in their method module)."""
 
 from __future__ import annotations
 

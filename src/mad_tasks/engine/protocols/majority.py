@@ -1,11 +1,11 @@
-"""Decision rules as pure functions over answers."""
+"""Plurality vote with a deterministic tie-break (Du et al. debate, self-consistency)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Callable, Sequence
 
-from .records import Tally
+from ..records import Tally
 
 
 def majority_vote(
