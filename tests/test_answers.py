@@ -9,6 +9,7 @@ from mad_tasks.engine.answers import (
     FORMATS,
     Choice,
     FreeText,
+    Math,
     Number,
     YesNo,
     format_from_instruction,
@@ -30,10 +31,8 @@ CAPITALS = Choice(("London", "Paris", "Rome"))
         ("The answer is: Yes, because bats fly.", "yes"),
         ("No, because a camel cannot swim that far.", "no"),  # a reply that opens with its answer
         ("ANSWER: yes\nOn reflection that is wrong.\nANSWER: no", "no"),  # last line wins
-        (
-            "ANSWER: no\nANSWER: maybe",
-            "no",
-        ),  # an unparseable last line does not hide the one before
+        # only the last ANSWER line counts: earlier ones may answer a question the model invented
+        ("ANSWER: no\nANSWER: maybe", None),
         ("I am not sure about this one.", None),
         ("No idea, I cannot tell.", None),  # "No idea" is not the answer "no"
         ("ANSWER: probably", None),
@@ -141,7 +140,8 @@ def test_make_format_builds_each_format() -> None:
     assert isinstance(make_format("number"), Number)
     assert isinstance(make_format("text"), FreeText)
     assert make_format("choice", ("x", "y")) == Choice(("x", "y"))
-    assert FORMATS == ("choice", "yesno", "number", "text")
+    assert isinstance(make_format("math"), Math)
+    assert FORMATS == ("choice", "yesno", "number", "text", "math")
 
 
 def test_make_format_rejects_unknown_names() -> None:
@@ -156,7 +156,8 @@ def test_make_format_choice_needs_options() -> None:
 
 
 @pytest.mark.parametrize(
-    "fmt", [YesNo(), Number(), FreeText(), Choice(("a", "b", "c", "d")), Choice(("only",))]
+    "fmt",
+    [YesNo(), Number(), FreeText(), Math(), Choice(("a", "b", "c", "d")), Choice(("only",))],
 )
 def test_format_from_instruction_round_trips(fmt) -> None:
     for prompt in (

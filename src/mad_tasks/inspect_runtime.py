@@ -46,11 +46,13 @@ def resolve_model(role: str) -> Model:
     return get_model(role=role, default=get_model())
 
 
-def derive_seed(seed: int | None, agent: str) -> int | None:
-    """Distinct seeds per agent, so a fixed --seed does not make agents with one prompt identical."""
+def derive_seed(seed: int | None, call: Call) -> int | None:
+    """A seed per agent, round, purpose and attempt, so a fixed --seed neither makes agents with one
+    prompt identical nor makes a retry repeat the reply it retries."""
     if seed is None:
         return None
-    return seed + zlib.crc32(agent.encode()) % 100_000
+    key = f"{call.agent}/{call.round}/{call.purpose}/{call.attempt}"
+    return seed + zlib.crc32(key.encode()) % 100_000
 
 
 class InspectRuntime:
@@ -78,7 +80,7 @@ class InspectRuntime:
         config = GenerateConfig(
             temperature=call.temperature,
             max_tokens=call.max_tokens,
-            seed=derive_seed(self.config.seed, call.agent),
+            seed=derive_seed(self.config.seed, call),
         )
         messages: list[ChatMessage] = [_to_chat(m) for m in call.messages]
         token = current_call.set(call)

@@ -13,7 +13,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-FORMATS = ("choice", "yesno", "number", "text")
+from . import latex
+
+FORMATS = ("choice", "yesno", "number", "text", "math")
 
 _MARKER = re.compile(r"(?im)^[\W_]*(?:final\s+)?answer[\W_]*?\s*[:=]\s*(.+?)\s*$")
 _PHRASE = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer\s+(?:is|would\s+be)\s*:?\s*([^\n]+)")
@@ -26,10 +28,14 @@ def _strip_decoration(s: str) -> str:
 
 
 def answer_candidates(text: str) -> list[str]:
-    """Where a final answer may stand, best first: the last ANSWER line, then explicit phrases."""
-    found = [m.group(1) for m in _MARKER.finditer(text)][::-1]
-    found += [m.group(1) for m in _BOXED.finditer(text)][::-1]
-    found += [m.group(1) for m in _PHRASE.finditer(text)][::-1]
+    """Where a final answer may stand: the last ANSWER line alone when there is one (earlier ones
+    may answer questions a rambling model invented), else boxed results and explicit phrases."""
+    markers = [m.group(1) for m in _MARKER.finditer(text)]
+    if markers:
+        found = markers[-1:]
+    else:
+        found = [m.group(1) for m in _BOXED.finditer(text)][::-1]
+        found += [m.group(1) for m in _PHRASE.finditer(text)][::-1]
     return [c for c in (_strip_decoration(f) for f in found) if c]
 
 
@@ -158,6 +164,29 @@ class FreeText(AnswerFormat):
         return _norm_text(answer)
 
 
+class Math(AnswerFormat):
+    """A competition-math result (a number or a LaTeX expression), compared by its normal form."""
+
+    name = "math"
+
+    def instruction(self) -> str:
+        return (
+            'End your reply with a last line of the form "ANSWER: <result>", where <result> is '
+            "only the final result, a number or a LaTeX expression in simplest form."
+        )
+
+    def parse(self, candidate: str) -> str | None:
+        return latex.strip_math(candidate) or None
+
+    def fallback(self, text: str) -> str | None:
+        # a boxed result anywhere in the reply, nested braces included
+        boxed = latex.last_boxed(text)
+        return self.parse(boxed) if boxed else None
+
+    def key(self, answer: str) -> str:
+        return latex.normalise(answer)
+
+
 def normalise_number(raw: str) -> str | None:
     try:
         value = Decimal(raw.replace(",", "").rstrip("."))
@@ -185,6 +214,8 @@ def make_format(name: str, options: tuple[str, ...] = ()) -> AnswerFormat:
         return Number()
     if name == "text":
         return FreeText()
+    if name == "math":
+        return Math()
     raise ValueError(f"unknown answer format {name!r}: use one of {', '.join(FORMATS)}")
 
 
@@ -204,7 +235,7 @@ def format_from_instruction(text: str) -> AnswerFormat | None:
     if m:
         letters = m.group(1).split(", ")
         return Choice(tuple(letters))  # option texts are unknown here; letters suffice
-    for fmt in (YesNo(), Number(), FreeText()):
+    for fmt in (YesNo(), Number(), FreeText(), Math()):
         if fmt.instruction() in text:
             return fmt
     return None
