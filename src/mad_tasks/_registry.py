@@ -8,11 +8,30 @@ that need nothing beyond Inspect itself.
 from ._aliases import register_short_aliases
 from .models.providers import madsim
 from .scorers.answers import final_answer
+from .scorers.cortex_stats import cortex_stats
 from .scorers.debate_stats import debate_stats
+from .scorers.decision_stats import decision_stats
+from .scorers.judge_metrics import judge_agreement
+from .scorers.judges import more_judge, samre_judge
+from .scorers.squad import squad
 from .solvers.baselines import cot, self_consistency, single
+from .solvers.cortex import cortex
+from .solvers.decision import aad, collective_improvement, consensus, voting
 from .solvers.du_debate import du_debate
+from .solvers.judges import more, samre, single_judge
+from .tasks.arc_challenge import arc_challenge
+from .tasks.competition_math import math
+from .tasks.gpqa import gpqa
+from .tasks.gsm_ic import gsm_ic
+from .tasks.mmlu import mmlu
+from .tasks.mmlu_pro import mmlu_pro
+from .tasks.mt_bench_judge import mt_bench_judge
+from .tasks.musr import musr
+from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
 
-SOLVERS = [single, cot, self_consistency, du_debate]
+SOLVERS = [single, cot, self_consistency, du_debate, cortex]
+SOLVERS += [voting, consensus, aad, collective_improvement]
+SOLVERS += [more, samre, single_judge]
 
 register_short_aliases(SOLVERS)

@@ -18,12 +18,16 @@ def round_table(title: str, answers: Sequence[AgentAnswer], describe: Describe) 
     return f"**{title}**\n\n| agent | answer | attempts |\n|---|---|---|\n{rows}"
 
 
-def vote_table(tally: Tally, describe: Describe) -> str:
-    winner = describe(tally.winner) if tally.winner is not None else "no answer (all abstained)"
+def vote_table(
+    tally: Tally, describe: Describe, no_winner: str = "no answer (all abstained)"
+) -> str:
+    """`no_winner` says why there is no winner when a rule other than abstention can cause it."""
+    winner = describe(tally.winner) if tally.winner is not None else no_winner
     rows = "\n".join(
         f"| {describe(a)} | {n} |" for a, n in sorted(tally.counts.items(), key=lambda kv: -kv[1])
     )
-    tie = " (tie broken by earlier rounds, then agent order)" if tally.tie else ""
+    broken = tally.tie and tally.winner is not None
+    tie = " (tie broken by earlier rounds, then agent order)" if broken else ""
     return (
         f"**Majority vote** → **{winner}**{tie}\n\n| answer | votes |\n|---|---|\n{rows}\n\n"
         f"abstentions: {tally.abstentions}"

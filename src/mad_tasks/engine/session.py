@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Generic, Sequence, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
 from .records import AgentAnswer, CallRecord
 from .runtime import Call, Msg, Reply, Runtime
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Asked(Generic[T]):
+    """What `Session.ask` got: the parsed value (None if no reply parsed) and every reply text."""
+
+    value: T | None
+    replies: list[str]
 
 
 @dataclass(frozen=True)
@@ -65,20 +75,42 @@ class Session:
         )
         return reply
 
+    async def ask(
+        self,
+        agent: str,
+        role: str,
+        messages: Sequence[Msg],
+        purpose: str,
+        round: int,
+        parse: Callable[[str], T | None],
+        reminder: str,
+        retries: int | None = None,
+    ) -> Asked[T]:
+        """Call until `parse` reads the reply, following up with `reminder` at most `retries` times
+        (default: the session's); `value` is None when no reply parsed."""
+        history = list(messages)
+        replies: list[str] = []
+        value: T | None = None
+        for attempt in range((self.retries if retries is None else retries) + 1):
+            reply = await self.call(agent, role, history, purpose, round, attempt)
+            replies.append(reply.text)
+            value = parse(reply.text)
+            if value is not None:
+                break
+            history += [Msg("assistant", reply.text), Msg("user", reminder)]
+        return Asked(value, replies)
+
     async def answer(
         self, agent: str, role: str, messages: Sequence[Msg], purpose: str, round: int
     ) -> AgentAnswer:
         """Ask for an answer; an unparseable reply is followed up `retries` times, then abstains."""
         fmt = self.problem.fmt
-        history = list(messages)
-        replies: list[str] = []
-        for attempt in range(self.retries + 1):
-            reply = await self.call(agent, role, history, purpose, round, attempt)
-            replies.append(reply.text)
-            answer = fmt.extract(reply.text)
-            if answer is not None:
-                break
-            history += [Msg("assistant", reply.text), Msg("user", prompts.reminder(fmt))]
+        asked = await self.ask(
+            agent, role, messages, purpose, round, fmt.extract, prompts.reminder(fmt)
+        )
+        replies = asked.replies
         # others read the first reply's reasoning and, after a follow-up, the reply that answered
         text = replies[0] if len(replies) == 1 else f"{replies[0]}\n\n{replies[-1]}"
-        return AgentAnswer(agent=agent, round=round, text=text, answer=answer, attempts=len(replies))
+        return AgentAnswer(
+            agent=agent, round=round, text=text, answer=asked.value, attempts=len(replies)
+        )

@@ -6,6 +6,8 @@ replies correctly with probability `accuracy` (a number, or a list with one valu
 debate round it adopts the answer most peers gave with probability `conformity`. Every draw is seeded
 by (model name, seed, agent, round, purpose, attempt, prompt), so a run repeats exactly. Token usage
 is always set (about four characters a token) and `latency` adds a fixed delay per call.
+A prompt that asks for a confidence line (CortexDebate) gets `EXPLANATION:`, `CONFIDENCE:` and
+`ANSWER:` lines, the confidence drawn higher for a correct answer than for a wrong one.
 
     inspect eval mad_tasks/strategyqa --model madsim/a -M accuracy=[0.8,0.6,0.6] -M latency=0.2
 """
@@ -30,7 +32,26 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ..engine.answers import AnswerFormat, Choice, Number, YesNo, format_from_instruction
+from ..engine.answers import (
+    AnswerFormat,
+    Choice,
+    FreeText,
+    Number,
+    YesNo,
+    format_from_instruction,
+)
+from ..engine.methods.cortex import CONFIDENCE_INSTRUCTION
+from ..engine.methods.d3 import defended_side, prompt_kind, shown_answers
+from ..engine.methods.decision_prompts import (
+    AGREE_REQUEST,
+    BALLOT_REQUEST,
+    CONCLUDE_REQUEST,
+    CURRENT,
+    EXTRACT_REQUEST,
+    REASONING_ONLY,
+)
+from ..engine.methods.personas import PERSONA_REQUEST
+from ..engine.protocols.d3 import CRITERIA, flip
 from ..inspect_runtime import current_call
 
 
@@ -81,7 +102,14 @@ class SimulatedModel(ModelAPI):
         )
         last_user = next((m.text for m in reversed(input) if m.role == "user"), "")
         fmt = format_from_instruction(last_user) or format_from_instruction(prompt)
-        text = self._reply(agent, fmt, prompt, last_user, rng)
+        special = next((h for marker, h in _SPECIAL if marker in last_user), None)
+        if prompt_kind(prompt):  # D3 advocates, judge and jurors, follow-ups included
+            special = "_d3"
+        text = (
+            getattr(self, special)(agent, prompt, last_user, rng)
+            if special
+            else self._reply(agent, fmt, prompt, last_user, rng)
+        )
         if self.latency:
             await anyio.sleep(self.latency)
         out = ModelOutput.from_content(model=self.model_name, content=text)
@@ -93,14 +121,109 @@ class SimulatedModel(ModelAPI):
         gold = self._gold(prompt, fmt)
         if fmt is None or gold is None or rng.random() < self.unparseable:
             return "(This agent thinks about it but does not commit to an answer.)"
+        if EXTRACT_REQUEST in last_user:  # decision debates: restate the solution a text gives
+            given = re.search(r"<<<\n(.*)\n>>>", last_user, re.S)
+            stated = fmt.extract(given.group(1)) if given else None
+            if stated is not None:
+                return f"ANSWER: {stated}"
         peers = [a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", last_user)[1:]) if a]
+        current = re.findall(rf"(?m)^{CURRENT} (.+)$", prompt)
+        current_answer = fmt.parse(current[-1]) if current else None
+        if current_answer is not None:  # decision debates: the solution under discussion
+            peers = [current_answer]
         if peers and rng.random() < self.conformity:
             answer, why = Counter(peers).most_common(1)[0][0], "the other agents convinced me"
         elif rng.random() < self._accuracy(agent):
             answer, why = gold, "I worked it out"
         else:
             answer, why = _wrong(gold, fmt, rng), "I made a mistake somewhere"
+        if CONFIDENCE_INSTRUCTION in last_user:  # CortexDebate: explanation and confidence
+            sure = rng.uniform(0.6, 0.95) if answer == gold else rng.uniform(0.25, 0.7)
+            return (
+                f"EXPLANATION: Simulated reasoning of {agent}: {why}.\n"
+                f"CONFIDENCE: {sure:.2f}\nANSWER: {answer}"
+            )
+        if AGREE_REQUEST in last_user:  # decision debates: [AGREE] exactly when it holds the same answer
+            same = current_answer is not None and fmt.key(answer) == fmt.key(current_answer)
+            why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
         return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
+
+    # -- decision debates (engine/methods/decision.py): personas, reasoning-only turns, ballots -----
+
+    def _persona(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+        if rng.random() < self.unparseable:
+            return "Perhaps someone who knows the subject well."
+        free = [p for p in _PERSONAS if f"- {p[0]}:" not in last_user] or list(_PERSONAS)
+        role, description = rng.choice(free)
+        return json.dumps({"role": role, "description": description})
+
+    def _reasoning(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+        tag = ""
+        if AGREE_REQUEST in last_user:
+            tag = "[AGREE] " if rng.random() < self.conformity else "[DISAGREE] "
+        return f"{tag}Simulated reasoning steps of {agent}: the key facts are these."
+
+    def _ballot(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+        """Vote for the candidates that hold the answer this agent believes (its own first)."""
+        from inspect_ai.solver._task_state import sample_state
+
+        from ..solvers._shell import answer_format_for
+
+        state = sample_state()
+        fmt = answer_format_for(state, "auto") if state is not None else None
+        gold = self._gold(prompt, fmt)
+        listed = re.findall(r"(?m)^Solution (\d+): (.*)$", last_user)
+        if fmt is None or gold is None or not listed or rng.random() < self.unparseable:
+            return "All of these have merit; I cannot choose."
+        belief = gold if rng.random() < self._accuracy(agent) else _wrong(gold, fmt, rng)
+        held = {int(i): fmt.parse(text) for i, text in listed}
+        liked = [i for i, a in held.items() if a is not None and fmt.key(a) == fmt.key(belief)]
+        others = [i for i in held if i not in liked]
+        own = int(re.sub(r"\D", "", agent) or 1) - 1
+        kind = next(k for k, request in BALLOT_REQUEST.items() if request in last_user)
+        if kind == "simple":
+            pick = own if own in liked else (liked or [rng.choice(others)])[0]
+            return f"I vote for solution {pick}."
+        if kind == "approval":
+            return ", ".join(map(str, liked or [rng.choice(others)]))
+        if kind == "ranked":
+            return " ".join(map(str, (liked + others)[:5]))
+        total = int(re.search(r"add up to (?:exactly |at most )?(\d+)", last_user).group(1))
+        chosen = liked or [rng.choice(others)]
+        points = {str(i): total // len(chosen) for i in chosen}
+        points[str(chosen[0])] += total - sum(points.values())
+        return f"My allocation: {json.dumps(points)}"
+
+    # -- D3 judges (engine/methods/d3.py): defences, judge scores, juror votes -----------------------
+
+    def _d3(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+        """Prefer the better answer with probability `accuracy`: the gold side of a judged pair, or
+        the answer that states the target; a judge gives steady totals with a margin per pair."""
+        if rng.random() < self.unparseable:
+            return "(This agent weighs both sides but does not commit.)"
+        kind = prompt_kind(prompt)
+        if kind == "defend":
+            return (
+                f"Simulated defence of Answer {defended_side(prompt)}: it addresses the question "
+                "directly, its claims are accurate and its reasoning is easy to follow."
+            )
+        shown = shown_answers(prompt)
+        better = _better(*shown) if shown else None
+        if better is None:
+            pick = rng.choice("AB")
+        else:
+            pick = better if rng.random() < self._accuracy(agent) else flip(better)
+        if kind == "vote":
+            return f"Simulated juror {agent}: Answer {pick} serves the question better.\nANSWER: {pick}"
+        margin = 8 + _digest(*sorted(shown or ("", ""))) % 25 + rng.randint(-2, 2)
+        high, low = 70 + (margin + 1) // 2, 70 - margin // 2
+        totals = (high, low) if pick == "A" else (low, high)
+        split = [[t // CRITERIA + (i < t % CRITERIA) for i in range(CRITERIA)] for t in totals]
+        rows = "\n".join(f"{i + 1}. [{a}, {b}]" for i, (a, b) in enumerate(zip(*split)))
+        return (
+            f"{rows}\nFeedback A: be more specific.\nFeedback B: address the other side.\n"
+            f"ANSWER: ({totals[0]}, {totals[1]})"
+        )
 
     def _gold(self, prompt: str, fmt: AnswerFormat | None) -> str | None:
         raw = next((a for q, a in self.gold_by_question.items() if q in prompt), None)
@@ -117,6 +240,51 @@ class SimulatedModel(ModelAPI):
         m = re.search(r"_(\d+)$", agent)
         i = int(m.group(1)) - 1 if m else 0
         return self.accuracy[min(i, len(self.accuracy) - 1)]
+
+
+# prompts recognised by a fixed sentence in the last user message -> the method that answers them
+_SPECIAL = (
+    (PERSONA_REQUEST, "_persona"),
+    (REASONING_ONLY, "_reasoning"),
+    *((request, "_ballot") for request in BALLOT_REQUEST.values()),
+)
+
+_PERSONAS = (
+    ("Historian", "knows how past events and dates fit together"),
+    ("Biologist", "studies living things and their limits"),
+    ("Geographer", "knows places, climates and distances"),
+    ("Physicist", "reasons from physical laws and magnitudes"),
+    ("Economist", "weighs costs, incentives and markets"),
+    ("Linguist", "reads wording and meaning precisely"),
+    ("Engineer", "checks what is technically feasible"),
+    ("Statistician", "thinks in base rates and evidence"),
+)
+
+
+def _better(a: str, b: str) -> str | None:
+    """Which shown answer is better by the running sample: "A", "B" or None (equal, or unknown)."""
+    from inspect_ai.solver._task_state import sample_state
+
+    state = sample_state()
+    if state is None:
+        return None
+    gold, meta = state.target.text.strip(), state.metadata
+    if gold in ("A", "B", "tie") and isinstance(meta.get("answer_a"), str):
+        if gold == "tie":
+            return None
+        # a judged pair, shown in either order (and anonymised): place it by word overlap
+        as_given = _overlap(a, meta["answer_a"]) + _overlap(b, meta["answer_b"])
+        reversed_ = _overlap(a, meta["answer_b"]) + _overlap(b, meta["answer_a"])
+        return gold if as_given >= reversed_ else flip(gold)
+    # a graded output against a reference: the answer that states the target is the better one
+    text = FreeText()
+    states = [text.key(text.extract(x) or x) == text.key(gold) for x in (a, b)]
+    return None if states[0] == states[1] else ("A" if states[0] else "B")
+
+
+def _overlap(x: str, y: str) -> float:
+    wx, wy = set(x.lower().split()), set(y.lower().split())
+    return len(wx & wy) / max(1, len(wx | wy))
 
 
 def _wrong(gold: str, fmt: AnswerFormat, rng: random.Random) -> str:

@@ -17,11 +17,13 @@ STORE_KEY = "mad_tasks:debate"
 Method = Callable[[Session], Awaitable[DebateResult]]
 
 
-def check_options(**checks: tuple[bool, str]) -> None:
-    """Raise before any model call when an option is out of range, naming the option."""
+def check_options(*, kind: str = "solver", **checks: tuple[bool, str]) -> None:
+    """Raise before any model call when an option is out of range, naming the option.
+
+    `kind` says what takes the options (a solver, or a scorer such as the D3 judges)."""
     for option, (ok, allowed) in checks.items():
         if not ok:
-            raise ValueError(f"invalid solver option '{option}': {allowed}")
+            raise ValueError(f"invalid {kind} option '{option}': {allowed}")
 
 
 def check_format(answer_format: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import json
 import os
 import random
@@ -16,10 +18,13 @@ def cache_dir() -> Path:
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """A JSON array or JSON Lines file of objects."""
+    """A JSON array or JSON Lines file of objects, or a CSV file with a header row (`.csv`)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
+    if path.suffix.lower() == ".csv":
+        with path.open(encoding="utf-8", newline="") as f:
+            return [dict(row) for row in csv.DictReader(f)]
     text = path.read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         records = json.loads(text)
@@ -37,19 +42,25 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
-def download(url: str, name: str) -> Path:
-    """Fetch `url` once into the cache; the URL pins a commit, so the cached copy stays valid."""
+def download(url: str, name: str, sha256: str | None = None) -> Path:
+    """Fetch `url` once into the cache; the URL pins a commit, so the cached copy stays valid.
+
+    With `sha256` (for a URL that pins nothing) the download is kept only if its digest matches.
+    """
     target = cache_dir() / name
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(target.suffix + ".part")
         try:
             with urllib.request.urlopen(url, timeout=60) as response:
-                tmp.write_bytes(response.read())
+                data = response.read()
         except OSError as e:
             raise RuntimeError(
                 f"could not download {url} ({e}); offline, pass a local file with -T data_path=..."
             ) from None
+        if sha256 is not None and (digest := hashlib.sha256(data).hexdigest()) != sha256:
+            raise RuntimeError(f"{url} has sha256 {digest}, expected {sha256}: not using it")
+        tmp.write_bytes(data)
         tmp.replace(target)
     return target
 
@@ -78,3 +89,16 @@ def hf_records(
             f"({type(e).__name__}: {e}); offline, pass a local file with -T data_path=..."
         ) from None
     return [dict(row) for row in dataset]
+
+
+def hf_revision(path: str) -> str:
+    """The Hub's current commit of a dataset: pins a load whose source publishes no revision."""
+    from huggingface_hub import HfApi
+
+    try:
+        return str(HfApi().dataset_info(path).sha)
+    except Exception as e:  # as in hf_records: every failure means the same to a user
+        raise RuntimeError(
+            f"could not look up {path} on the Hugging Face Hub ({type(e).__name__}: {e}); "
+            "offline, pass a local file with -T data_path=..."
+        ) from None

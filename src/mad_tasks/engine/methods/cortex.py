@@ -1,0 +1,513 @@
+"""CortexDebate (Sun et al., 2025), "Debating Sparsely and Equally for Multi-Agent Debate".
+
+Round 0: every agent answers alone, with an explanation and a confidence that is recalibrated
+(Eq. 2). Then, for d = 1..D:
+  1. weigh every edge i→j with the McKinsey trust formula W = C_i·R_i·I_ij / S_i, where R is the
+     running mean of i's confidences, I is one minus the running mean of the similarity of i's and
+     j's outputs, and S shrinks as i takes part in the debate (protocols.cortex);
+  2. each tail j keeps the heads whose weight is at least the mean of its incoming weights;
+  3. every agent answers again from a fresh prompt holding only the question and its kept heads'
+     round d-1 outputs: no own answer, no history;
+  4. stop as soon as all agents give the same answer.
+The final answer is the plurality of the last round; all-distinct answers give none (no fallback).
+`topology="full"` keeps every edge: the fully connected ablation and the cost baseline. Every call
+also records what its prompt would have cost with every other agent as a neighbour.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import report
+from ..answers import AnswerFormat, FreeText
+from ..protocols import cortex as rules
+from ..records import AgentAnswer, DebateResult, Tally
+from ..runtime import Msg, Runtime
+from ..session import Problem, Session
+from .du_debate import agent_names
+
+if TYPE_CHECKING:
+    from ..embeddings import Embedder
+
+TOPOLOGIES = ("mdm", "full")
+S_MODES = ("smoothed", "literal")
+EMBED_TEXTS = ("no_confidence", "raw")
+FREEFORM_VOTES = ("exact", "medoid")
+
+# The prompt line the simulated model recognises to add a confidence line to its reply.
+CONFIDENCE_INSTRUCTION = (
+    'Before the final answer line, add a line of the form "CONFIDENCE: c", where c, between 0 and '
+    "1, is the probability that you are right."
+)
+NEIGHBOUR_HEADING = "--- peer ---"
+OWN_HEADING = "--- yours ---"
+MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
+
+_CONFIDENCE_LINE = re.compile(r"(?i)^[\W_]*confidence(?:\s+score)?[\W_]*?\s*[:=]\s*(.*?)\s*$")
+_CONFIDENCE_VALUE = re.compile(r"(-?\d+(?:\.\d+)?|-?\.\d+)\s*(?:(%)|/\s*(\d+(?:\.\d+)?))?")
+
+
+# -- what the agents read and write -----------------------------------------------------------------
+
+
+def _reply_format(fmt: AnswerFormat) -> str:
+    return (
+        'Explain your reasoning step by step on lines after "EXPLANATION:". '
+        f"{CONFIDENCE_INSTRUCTION} {fmt.instruction()}"
+    )
+
+
+def initial_prompt(question: str, fmt: AnswerFormat) -> str:
+    """Phase 1: answer alone, with an explanation and a confidence."""
+    return f"{question}\n\nAnswer the question on your own. {_reply_format(fmt)}"
+
+
+def regeneration_prompt(
+    question: str, fmt: AnswerFormat, neighbours: Sequence[str], own: str | None = None
+) -> str:
+    """Eq. 13: the question and the kept heads' previous outputs, anonymous; no own answer unless
+    the include_self ablation passes it."""
+    blocks = ([f"{OWN_HEADING}\n{own.strip()}"] if own is not None else []) + [
+        f"{NEIGHBOUR_HEADING}\n{text.strip()}" for text in neighbours
+    ]
+    mine = "your own previous answer (marked yours) and " if own is not None else ""
+    return (
+        f"{question}\n\nHere are {mine}answers that other agents gave to this question:\n\n"
+        + "\n\n".join(blocks)
+        + "\n\nUse them as additional information: check their reasoning rather than trusting it, "
+        f"then answer the question yourself. {_reply_format(fmt)}"
+    )
+
+
+def parse_confidence(text: str) -> float | None:
+    """The last stated confidence in [0, 1]: "0.85", "85%", "85" and "85/100" all give 0.85.
+
+    A13: a value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1]. No
+    readable value gives None (the caller uses a neutral 0.5 and records it as missing).
+    """
+    for line in reversed(text.splitlines()):
+        m = _CONFIDENCE_LINE.match(line)
+        value = _CONFIDENCE_VALUE.search(m.group(1)) if m else None
+        if value is None:
+            continue
+        number, percent, denominator = value.groups()
+        x = float(number)
+        if denominator and float(denominator) > 0:
+            x /= float(denominator)
+        elif percent or 1 < x <= 100:
+            x /= 100
+        return min(max(x, 0.0), 1.0)
+    return None
+
+
+def without_confidence(text: str) -> str:
+    """The output minus its confidence lines (A5/A7: what neighbours read and what is embedded)."""
+    return "\n".join(line for line in text.splitlines() if not _CONFIDENCE_LINE.match(line))
+
+
+# -- options and records ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    """What Eq. 3 needs to know of a model: its parameters N and pre-training tokens M."""
+
+    params: float
+    tokens: float
+
+
+@dataclass(frozen=True)
+class CortexOptions:
+    agents: int = 5
+    max_rounds: int = 5  # D; 0 leaves the initial answers only (majority voting, MaV)
+    topology: str = "mdm"
+    s_mode: str = "smoothed"  # A1: S + s_smoothing; "literal": x/0 = +inf (round 1: full mesh)
+    s_smoothing: float = 1.0
+    participation: str = "in"  # A2: P counts the heads an agent read; "out": the tails that read it
+    recalibration: tuple[float, float, float] | None = rules.RECALIBRATION  # None: Eq. 2 off
+    show_confidence: bool = False  # A7: neighbours read the confidence line too
+    include_self: bool = False  # A8: the agent also reads its own previous output
+    check_round0: bool = False  # A9: stop before round 1 when the initial answers agree
+    tie_break: str = "lowest_agent_index"  # A12; "none": a tie gives no answer
+    freeform_vote: str = "exact"  # A11; "medoid": free-text answers, the one closest to the rest
+    embed_text: str = "no_confidence"  # A5; "raw": embed the whole reply
+    sizes: tuple[ModelSize | None, ...] = ()  # per agent; any unknown -> equal credibility (A14)
+    models: tuple[str, ...] = ()  # per agent, for the record
+
+    def record(self) -> dict[str, Any]:
+        d = asdict(self)
+        del d["sizes"], d["models"]  # recorded under details["credibility"] and details["models"]
+        return {**d, "recalibration": list(self.recalibration) if self.recalibration else None}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """O_i^d with H_i^d: one agent's output in one round and the heads it read."""
+
+    agent: str
+    round: int
+    answer: str | None
+    stated_confidence: float | None  # None: missing, counted as 0.5
+    confidence: float  # H after recalibration
+    read: list[str]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One round's debate graph and every term behind it (agents in order)."""
+
+    round: int
+    R: list[float]
+    I: list[list[float]]
+    S: list[float]
+    W: list[list[float]]  # W[head][tail]; NaN on the diagonal
+    tail_means: list[float]
+    keep: list[list[bool]]  # keep[head][tail]
+    participation_in: list[int]  # P after this round
+    participation_out: list[int]
+
+    def to_record(self, names: Sequence[str]) -> dict[str, Any]:
+        n = len(names)
+        return {
+            "round": self.round,
+            "R": self.R,
+            "I": self.I,
+            "S": self.S,
+            "W": [[_json_number(w) for w in row] for row in self.W],
+            "tail_means": [_json_number(m) for m in self.tail_means],
+            "keep": [[int(k) for k in row] for row in self.keep],
+            "edges": [[i, j] for i in range(n) for j in range(n) if self.keep[i][j]],
+            "heads": {names[j]: [names[i] for i in rules.heads(self.keep, j)] for j in range(n)},
+            "participation_in": self.participation_in,
+            "participation_out": self.participation_out,
+        }
+
+
+def _json_number(x: float) -> float | str | None:
+    """JSON has no NaN or infinity: the diagonal becomes null, a literal-S weight "inf"."""
+    if math.isnan(x):
+        return None
+    return "inf" if math.isinf(x) else x
+
+
+@dataclass(frozen=True)
+class PromptSize:
+    """An agent's prompt in one round, and the same prompt had it read every other agent."""
+
+    chars: int  # system message and prompt, as sent
+    full_mesh_chars: int
+    neighbours: int
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """One call's input tokens and what they would have been with every other agent as neighbour."""
+
+    agent: str
+    round: int
+    attempt: int
+    neighbours: int
+    input_tokens: int
+    full_mesh_input_tokens: int
+
+
+def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> list[CallContext]:
+    """The calls of round `d` with their full-mesh counterfactual (spec §7.4.2).
+
+    The text pruning left out is priced at the tokens per character of the agent's own first call
+    of the round, so the figure is in the provider's tokens; a retry repeats the prompt, so it
+    carries the same extra text.
+    """
+    calls = sorted(
+        (c for c in session.calls if c.round == d and c.agent in sizes),
+        key=lambda c: (c.agent, c.attempt),
+    )
+    first = {c.agent: c.input_tokens for c in calls if c.attempt == 0}
+    out = []
+    for c in calls:
+        size = sizes[c.agent]
+        left_out = (size.full_mesh_chars - size.chars) * first[c.agent] / size.chars
+        out.append(
+            CallContext(
+                agent=c.agent,
+                round=d,
+                attempt=c.attempt,
+                neighbours=size.neighbours,
+                input_tokens=c.input_tokens,
+                full_mesh_input_tokens=c.input_tokens + round(left_out),
+            )
+        )
+    return out
+
+
+def context_summary(calls: Sequence[CallContext]) -> dict[str, Any]:
+    """Input tokens per call, per agent and per sample, actual and full-mesh."""
+    actual = sum(c.input_tokens for c in calls)
+    full = sum(c.full_mesh_input_tokens for c in calls)
+    per_agent: dict[str, dict[str, int]] = {}
+    for c in calls:
+        a = per_agent.setdefault(
+            c.agent, {"calls": 0, "input_tokens": 0, "full_mesh_input_tokens": 0}
+        )
+        a["calls"] += 1
+        a["input_tokens"] += c.input_tokens
+        a["full_mesh_input_tokens"] += c.full_mesh_input_tokens
+    return {
+        "calls": len(calls),
+        "input_tokens": actual,
+        "full_mesh_input_tokens": full,
+        "ratio": actual / full if full else None,  # below 1: what pruning saved on this trajectory
+        "round0_input_tokens": sum(c.input_tokens for c in calls if c.round == 0),  # MaV's cost
+        "per_agent": per_agent,
+        "per_call": [asdict(c) for c in calls],
+    }
+
+
+# -- the method ----------------------------------------------------------------------------------
+
+
+async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> DebateResult:
+    p, rt = session.problem, session.runtime
+    n = opts.agents
+    names = agent_names(n)
+    C, credibility = _credibility(opts, names)
+    warnings: list[str] = []
+    contexts: list[CallContext] = []
+    turns: list[list[Turn]] = []
+    graphs: list[Graph] = []
+
+    def turn(reply: AgentAnswer, read: list[int]) -> Turn:
+        stated = parse_confidence(reply.text)
+        h = MISSING_CONFIDENCE if stated is None else stated
+        return Turn(
+            agent=reply.agent,
+            round=reply.round,
+            answer=reply.answer,
+            stated_confidence=stated,
+            confidence=rules.recalibrate(h, opts.recalibration) if opts.recalibration else h,
+            read=[names[i] for i in read],
+        )
+
+    def agreed(replies: Sequence[AgentAnswer]) -> bool:
+        return rules.unanimous([r.answer for r in replies], p.fmt.key)
+
+    # Phase 1: independent initial answers
+    async with rt.span("round 0"):
+        first = initial_prompt(p.question, p.fmt)
+        outputs = await rt.gather(
+            *(session.answer(name, name, [Msg("user", first)], "initial", 0) for name in names)
+        )
+        size = PromptSize(len(p.system) + len(first), len(p.system) + len(first), 0)
+        contexts += call_contexts(session, 0, {name: size for name in names})
+        turns.append([turn(o, []) for o in outputs])
+        rt.info("round 0", _answers_markdown(0, turns[-1], p.fmt))
+    replies_by_round = [outputs]
+
+    stop = "consensus_round0" if opts.check_round0 and agreed(outputs) else None
+    R = [0.0] * n
+    sim = [[0.0] * n for _ in range(n)]
+    P = {mode: [0] * n for mode in rules.PARTICIPATION}
+
+    # Phase 2: sparse debate rounds
+    d = 0
+    while stop is None and d < opts.max_rounds:
+        d += 1
+        async with rt.span(f"round {d}"):
+            # Step 1: edge weights from running means over rounds 0..d-1
+            R = [rules.running_mean(r, t.confidence, d) for r, t in zip(R, turns[-1])]
+            texts = [_embedded(o.text, opts) for o in outputs]
+            cos = await _similarities(embedder, texts, warnings, rt)
+            sim = [
+                [rules.running_mean(sim[i][j], cos[i][j], d) for j in range(n)] for i in range(n)
+            ]
+            I = [[1.0 - s for s in row] for row in sim]
+            smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
+            S = rules.self_orientation(d, n, P[opts.participation], smoothing)
+            W = rules.edge_weights(C, R, I, S)
+            # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
+            keep = rules.prune(W) if opts.topology == "mdm" else rules.full_mesh(n)
+            P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
+            graph = Graph(d, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
+            graphs.append(graph)
+            rt.info(f"graph {d}", _graph_markdown(graph, names, C, opts))
+
+            # Step 3: every agent answers again from its kept heads' outputs only
+            shown = [_shown(o.text, opts) for o in outputs]
+            read = [rules.heads(keep, j) for j in range(n)]
+            prompts = [_prompt_for(p, shown, j, read[j], opts) for j in range(n)]
+            outputs = await rt.gather(
+                *(
+                    session.answer(names[j], names[j], [Msg("user", prompts[j])], "regenerate", d)
+                    for j in range(n)
+                )
+            )
+            everyone = rules.full_mesh(n)
+            prompt_sizes = {
+                names[j]: PromptSize(
+                    len(p.system) + len(prompts[j]),
+                    len(p.system) + len(_prompt_for(p, shown, j, rules.heads(everyone, j), opts)),
+                    len(read[j]),
+                )
+                for j in range(n)
+            }
+            contexts += call_contexts(session, d, prompt_sizes)
+            turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
+            rt.info(f"round {d}", _answers_markdown(d, turns[-1], p.fmt))
+        replies_by_round.append(outputs)
+        # Step 4: unanimity ends the debate
+        if agreed(outputs):
+            stop = "consensus"
+
+    # Phase 3: plurality of the last round, no fallback
+    last = [o.answer for o in outputs]
+    tally = rules.final_vote(last, p.fmt.key, opts.tie_break)
+    final, rule = tally.winner, "majority"
+    if opts.freeform_vote == "medoid" and isinstance(p.fmt, FreeText) and tally.counts:
+        final, rule = await _medoid(embedder, last, warnings, rt), "medoid"
+    rt.info("vote", _vote_markdown(tally, final, rule, p.fmt))
+
+    return DebateResult(
+        method="cortex",
+        final=final,
+        answers=[o for r in replies_by_round for o in r],
+        calls=session.calls,
+        tally=tally,
+        options={**opts.record(), "embedder": embedder.name},
+        details={
+            "models": dict(zip(names, opts.models)),
+            "credibility": credibility,
+            "turns": [[asdict(t) for t in r] for r in turns],
+            "graphs": [g.to_record(names) for g in graphs],
+            "rounds_executed": d,
+            "stop_reason": stop or "max_rounds",
+            "consensus": stop is not None,
+            "vote": {"rule": rule, "all_distinct": rules.all_distinct(tally), "tie": tally.tie},
+            "context": context_summary(contexts),
+            "warnings": warnings,
+        },
+    )
+
+
+def _credibility(opts: CortexOptions, names: Sequence[str]) -> tuple[list[float], dict[str, Any]]:
+    """Eqs. 3-4 when every agent's model size is known; otherwise the same C for all (A14), which
+    the per-tail mean rule cancels."""
+    sizes = list(opts.sizes) or [None] * len(names)
+    unknown = [name for name, s in zip(names, sizes) if s is None]
+    if unknown:
+        return [1.0] * len(names), {"mode": "equal", "C": [1.0] * len(names), "unknown": unknown}
+    C = [rules.credibility(s.params, s.tokens) for s in sizes if s is not None]
+    return C, {"mode": "chinchilla", "C": C, "sizes": [asdict(s) for s in sizes if s is not None]}
+
+
+def _prompt_for(
+    p: Problem, shown: Sequence[str], j: int, heads: Sequence[int], opts: CortexOptions
+) -> str:
+    own = shown[j] if opts.include_self else None
+    return regeneration_prompt(p.question, p.fmt, [shown[i] for i in heads], own)
+
+
+def _shown(text: str, opts: CortexOptions) -> str:
+    return text if opts.show_confidence else without_confidence(text)
+
+
+def _embedded(text: str, opts: CortexOptions) -> str:
+    return text if opts.embed_text == "raw" else without_confidence(text)
+
+
+async def _similarities(
+    embedder: Embedder, texts: list[str], warnings: list[str], rt: Runtime
+) -> list[list[float]]:
+    """Pairwise cosine of the texts; a failed or empty embedding counts as 0 (A6), never a crash."""
+    n = len(texts)
+    try:
+        vectors = await embedder.embed(texts)
+    except Exception as e:  # noqa: BLE001 - a provider error must not lose the sample (A6)
+        message = (
+            f"embedder {embedder.name} failed ({type(e).__name__}: {e}); similarity taken as 0"
+        )
+        warnings.append(message)
+        rt.info("warning", message)
+        return [[0.0] * n for _ in range(n)]
+    cos = [[float(vectors[i] @ vectors[j]) for j in range(n)] for i in range(n)]
+    return [[c if math.isfinite(c) else 0.0 for c in row] for row in cos]
+
+
+async def _medoid(
+    embedder: Embedder, answers: list[str | None], warnings: list[str], rt: Runtime
+) -> str:
+    given = [a for a in answers if a is not None]
+    return given[rules.medoid(await _similarities(embedder, given, warnings, rt))]
+
+
+# -- what a person reads in the viewer ---------------------------------------------------------------
+
+
+def _f(x: float) -> str:
+    return "∞" if math.isinf(x) else f"{x:.3f}"
+
+
+def _matrix_markdown(
+    values: list[list[float]], names: Sequence[str], bold: list[list[bool]]
+) -> str:
+    n = len(names)
+    rows = [f"| head → tail | {' | '.join(names)} |", "|---" * (n + 1) + "|"]
+    for i in range(n):
+        cells = [
+            "–" if i == j else f"**{_f(values[i][j])}**" if bold[i][j] else _f(values[i][j])
+            for j in range(n)
+        ]
+        rows.append(f"| {names[i]} | {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
+def _graph_markdown(g: Graph, names: Sequence[str], C: Sequence[float], opts: CortexOptions) -> str:
+    n = len(names)
+    s_rule = f"S + {opts.s_smoothing:g}" if opts.s_mode == "smoothed" else "literal S, x/0 = ∞"
+    agents = "\n".join(
+        f"| {names[j]} | {', '.join(names[i] for i in rules.heads(g.keep, j)) or '–'} | {_f(C[j])} "
+        f"| {_f(g.R[j])} | {_f(g.S[j])} | {g.participation_in[j]} | {g.participation_out[j]} |"
+        for j in range(n)
+    )
+    means = " | ".join(_f(m) for m in g.tail_means)
+    no_bold = [[False] * n for _ in range(n)]
+    return (
+        f"**Round {g.round} debate graph** (topology {opts.topology}; {s_rule}; "
+        f"P counts {opts.participation}-degree)\n\n"
+        "W = C·R·I/S; **bold** edges are kept (weight ≥ the tail's mean).\n\n"
+        f"{_matrix_markdown(g.W, names, g.keep)}\n| tail mean | {means} |\n\n"
+        "| agent | reads | C | R | S | P in | P out |\n|---|---|---|---|---|---|---|\n"
+        f"{agents}\n\nIntimacy I = 1 − mean similarity of the outputs so far:\n\n"
+        f"{_matrix_markdown(g.I, names, no_bold)}"
+    )
+
+
+def _answers_markdown(round: int, turns: Sequence[Turn], fmt: AnswerFormat) -> str:
+    rows = "\n".join(
+        f"| {t.agent} | {fmt.describe(t.answer) if t.answer is not None else '*abstained*'} "
+        f"| {_f(t.stated_confidence) if t.stated_confidence is not None else '*missing*'} "
+        f"| {_f(t.confidence)} | {', '.join(t.read) or '–'} |"
+        for t in turns
+    )
+    return (
+        f"**Round {round} answers**\n\n| agent | answer | confidence | recalibrated | read |\n"
+        f"|---|---|---|---|---|\n{rows}"
+    )
+
+
+def _vote_markdown(tally: Tally, final: str | None, rule: str, fmt: AnswerFormat) -> str:
+    if rules.all_distinct(tally):
+        why = "no answer: every agent answered differently (no fallback)"
+    elif tally.tie:
+        why = "no answer: a tie, and tie_break=none"
+    else:
+        why = "no answer (all abstained)"
+    table = report.vote_table(tally, fmt.describe, no_winner=why)
+    if rule == "medoid" and final is not None:
+        return (
+            f"**Medoid rule** → **{fmt.describe(final)}** (closest to the other answers)\n\n{table}"
+        )
+    return table

@@ -1,0 +1,588 @@
+"""D3 (Harrasse et al., "Debate, Deliberate, Decide"): the courtroom that MORE and SAMRE share.
+
+D3 is a pairwise judge: a question and two answers, A shown first and B second, give a verdict A, B
+or tie. Advocates argue for one answer each; a judge scores their defences on six criteria (1-20
+each, totals 6-120) and writes feedback; a jury of personas reads the anonymised transcript and
+votes, and a tied vote goes to the judge's score. `decide` holds one hearing in the dataset order
+and, with `swap`, a second one with the answers reversed, and reports whether the verdict followed
+the answers. `single_judge` is the baseline: the same criteria applied to the answers in one call.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .. import prompts
+from ..answers import Choice
+from ..protocols.d3 import (
+    SIDES,
+    JudgeScores,
+    Scores,
+    Verdict,
+    anonymise,
+    flip,
+    judge_gap,
+    jury_verdict,
+    parse_criteria,
+    side_of,
+    split_scores,
+    swap_verdict,
+)
+from ..records import AgentAnswer, DebateResult
+from ..runtime import Msg
+from ..session import Problem, Session
+
+VERDICT = Choice(("Answer A", "Answer B"))  # a juror's vote, read like any answer
+SCORES = JudgeScores()
+
+# The paper's jurors (App. D.3), cycled when the jury is larger.
+PERSONAS = (
+    "a retired professor of ethics",
+    "a young environmental activist",
+    "a middle-aged business owner",
+    "a social worker specialising in community development",
+    "a technology entrepreneur with a background in AI",
+)
+GENERIC_JUROR = "an impartial member of the public"
+JUROR_OPENING = "You are a juror"
+
+CRITERIA = (
+    "relevance to the question",
+    "accuracy of its claims and credibility of their support",
+    "depth and completeness",
+    "clarity and logical flow",
+    "strength of reasoning and factual support",
+)
+OPPONENT_CRITERION = {
+    "defence": "how well it answers the opposing defence's points",
+    "answer": "how it compares with what the other answer gets right or wrong",
+}
+FEEDBACK_WORDS = 50
+
+# Every request for a defence ends this way; the simulated model reads the side from it.
+_DEFEND = re.compile(r"defence of Answer ([AB]) in at most \d+ words")
+_TOTALS_LINE = re.compile(r"(?im)^[\W_]*answer[\W_]*?\s*[:=].*$")
+
+
+# -- what is read and written --------------------------------------------------------------------
+
+
+def block(title: str, text: str) -> str:
+    return f"[{title}]\n{text.strip()}\n[end of {title}]"
+
+
+def shown_answers(text: str) -> tuple[str, str] | None:
+    """The two answers a D3 prompt shows (for the simulated model), or None."""
+    found = [
+        re.search(rf"\[Answer {s}\]\n(.*?)\n\[end of Answer {s}\]", text, re.DOTALL) for s in SIDES
+    ]
+    return (found[0].group(1), found[1].group(1)) if found[0] and found[1] else None
+
+
+def prompt_kind(prompt: str) -> str | None:
+    """Which D3 request a whole prompt makes, follow-ups included: "vote", "defend" or "score".
+
+    For the simulated model (its own defences and evaluations, quoted in later prompts, never
+    match).
+    """
+    if prompt.startswith(JUROR_OPENING):
+        return "vote"
+    if _DEFEND.search(prompt):
+        return "defend"
+    if SCORES.instruction() in prompt:
+        return "score"
+    return None
+
+
+def defended_side(prompt: str) -> str | None:
+    found = _DEFEND.findall(prompt)
+    return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A question and two answers in the order shown; `hidden` names never reach judge or jury."""
+
+    question: str
+    a: str
+    b: str
+    hidden: tuple[str, ...] = ()
+
+    def swapped(self) -> Pair:
+        return Pair(self.question, self.b, self.a, self.hidden)
+
+    def anonymised(self) -> Pair:
+        q, a, b = (anonymise(t, self.hidden) for t in (self.question, self.a, self.b))
+        return Pair(q, a, b, self.hidden)
+
+    def blocks(self) -> str:
+        return "\n\n".join(
+            [block("Question", self.question), block("Answer A", self.a), block("Answer B", self.b)]
+        )
+
+
+def advocate_prompt(
+    pair: Pair,
+    side: str,
+    words: int,
+    team: tuple[int, int] | None = None,
+    own: str | None = None,
+    opponent: str | None = None,
+    evaluation: str | None = None,
+) -> str:
+    other = flip(side)
+    intro = (
+        "You are an advocate in a debate about which of two answers better responds to a "
+        f"question. You defend Answer {side}; an opposing advocate defends Answer {other}."
+    )
+    if team:
+        intro += (
+            f" You are advocate {team[0]} of {team[1]} on the team for Answer {side}; your "
+            "teammates write their own defences at the same time."
+        )
+    parts = [intro, pair.blocks()]
+    if own:
+        parts.append(block("Your previous defence", own))
+    if opponent:
+        parts.append(block("The opposing advocate's previous defence", opponent))
+    if evaluation:
+        parts.append(block("The judge's evaluation of the previous round", evaluation))
+    targets = f"the weaknesses of Answer {other}" + (" and of its defence" if opponent else "")
+    parts.append(
+        f"Argue that Answer {side} is the better answer, on relevance, accuracy, depth, clarity "
+        f"and reasoning, and point out {targets}"
+        + (", taking the judge's feedback into account" if evaluation else "")
+        + ". Be persuasive but truthful and respectful: do not invent facts. "
+        f"Write your defence of Answer {side} in at most {words} words."
+    )
+    return "\n\n".join(parts)
+
+
+def merge_prompt(pair: Pair, side: str, defences: Sequence[str], words: int) -> str:
+    shown = "\n\n".join(block(f"Defence {i}", d) for i, d in enumerate(defences, 1))
+    return (
+        f"You lead the team of advocates defending Answer {side} in a debate about which of two "
+        f"answers better responds to a question.\n\n{pair.blocks()}\n\nYour teammates wrote these "
+        f"defences independently:\n\n{shown}\n\nCombine them into one defence that is stronger "
+        "than any of them: keep the best points, drop repetition and weak claims, and correct any "
+        f"error. Write the merged defence of Answer {side} in at most {words} words."
+    )
+
+
+def summary_prompt(defence: str, side: str, words: int) -> str:
+    return (
+        f"{block('Argument', defence)}\n\nCondense this argument, keeping its main claims and any "
+        "scores it cites. Begin directly, with no preamble. "
+        f"Write a summary of this defence of Answer {side} in at most {words} words."
+    )
+
+
+def _criteria(subject: str) -> str:
+    lines = [*CRITERIA, OPPONENT_CRITERION[subject]]
+    return "\n".join(f"{i}. {c}" for i, c in enumerate(lines, 1))
+
+
+def _score_lines(subject: str) -> str:
+    return (
+        f"Score each {subject} on these six criteria, from 1 to 20 each:\n{_criteria(subject)}\n\n"
+        'Write one line per criterion in the form "n. [score of A, score of B]", for example '
+        '"3. [14, 11]".'
+    )
+
+
+def judge_prompt(pair: Pair, defence_a: str, defence_b: str, progress: str = "") -> str:
+    return "\n\n".join(
+        part
+        for part in [
+            (
+                "You are the judge of a debate in which two advocates argue about which of two "
+                "answers better responds to a question. Judge impartially: neither the order in "
+                "which the answers appear nor the length of a text is a merit."
+            ),
+            pair.blocks(),
+            progress,
+            block("Defence of Answer A", defence_a),
+            block("Defence of Answer B", defence_b),
+            _score_lines("defence")
+            + ' Then write a line "Feedback A:" and a line "Feedback B:", each with at most '
+            f"{FEEDBACK_WORDS} words telling that advocate how to make a stronger case.",
+            SCORES.instruction(),
+        ]
+        if part
+    )
+
+
+def single_judge_prompt(pair: Pair) -> str:
+    return "\n\n".join(
+        [
+            (
+                "You are an impartial judge. Decide which of two answers better responds to the "
+                "question. Neither the order of the answers nor their length is a merit."
+            ),
+            pair.blocks(),
+            _score_lines("answer") + " Justify the scores briefly.",
+            SCORES.instruction(),
+        ]
+    )
+
+
+def juror_prompt(persona: str, transcript: str) -> str:
+    return (
+        f"{JUROR_OPENING}: {persona}. Below is the record of a debate about which of two answers "
+        "better responds to a question: the question, both answers, the advocates' defences and "
+        "the judge's evaluations. Decide which answer is better. Judge the answers themselves, "
+        "not the eloquence of their advocates; treat the judge's scores as one opinion, not as "
+        "the verdict; give no weight to the order or the length of the answers.\n\n"
+        f"{transcript}\n\nExplain your reasoning in a few sentences, from your own perspective, "
+        f"then vote. {VERDICT.instruction()}"
+    )
+
+
+# -- records --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Jury:
+    """`size` 0 means no jury: the judge's score decides."""
+
+    size: int = 5
+    personas: bool = True
+    tiebreak: str = "cumulative"  # or "final": the judge's last scored round
+
+    def persona(self, i: int) -> str:
+        return PERSONAS[i % len(PERSONAS)] if self.personas else GENERIC_JUROR
+
+
+@dataclass(frozen=True)
+class Swap:
+    enabled: bool = False
+    resolution: str = "tie"  # when the orders disagree: "tie", or "gap" (judge gaps of both orders)
+
+
+@dataclass(frozen=True)
+class Defence:
+    side: str
+    agent: str
+    round: int
+    kind: str  # "argument", "merged" or "summary"
+    text: str
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One scoring pass of the judge; `scores` is None when no reply gave readable totals."""
+
+    agent: str
+    round: int
+    scores: Scores | None
+    criteria: list[Scores] | None
+    text: str
+    attempts: int
+
+    @property
+    def gap(self) -> int | None:
+        return self.scores[0] - self.scores[1] if self.scores else None
+
+    def shown(self) -> str:
+        """As advocates and jurors read it: the totals line replaced, so that a juror's own
+        `ANSWER:` line has no rival in its prompt."""
+        scores = f"A {self.scores[0]}, B {self.scores[1]}" if self.scores else "unscored"
+        return f"{_TOTALS_LINE.sub('', self.text).strip()}\n\nScores: {scores}"
+
+
+@dataclass(frozen=True)
+class JurorVote:
+    juror: str
+    persona: str
+    vote: str | None  # None: abstained (no readable vote after the retries)
+    rationale: str
+    attempts: int
+
+
+@dataclass
+class Hearing:
+    """One debate over the pair in one order ("AB" as given, "BA" reversed); labels are
+    positions in that order."""
+
+    order: str
+    rounds: int
+    defences: list[Defence]
+    evaluations: list[Evaluation]
+    stop_reason: str | None
+    jury: list[JurorVote]
+    verdict: Verdict
+    transcript: str
+    tokens: int
+    calls: int
+
+
+class Court:
+    """A hearing in progress: its own session (so its tokens are its own), the pair, the record."""
+
+    def __init__(self, session: Session, pair: Pair, order: str) -> None:
+        self.session = session
+        self.rt = session.runtime
+        self.pair = pair.anonymised()
+        self.order = order
+        self.prefix = "" if order == "AB" else "swapped/"
+        self.defences: list[Defence] = []
+        self.evaluations: list[Evaluation] = []
+        self.answers: list[AgentAnswer] = []  # the judge's totals and the jurors' votes
+
+    def tokens(self) -> int:
+        return sum(c.input_tokens + c.output_tokens for c in self.session.calls)
+
+    def hide(self, text: str) -> str:
+        """Keep model names and advocates' or jurors' agent ids out of the record."""
+        ids = [c.agent for c in self.session.calls if c.role != "judge"]
+        return anonymise(text, [*self.pair.hidden, *ids])
+
+    async def argue(
+        self, agent: str, side: str, round: int, prompt: str, kind: str = "argument"
+    ) -> Defence:
+        name = self.prefix + agent
+        reply = await self.session.call(name, "advocate", [Msg("user", prompt)], kind, round)
+        defence = Defence(side, name, round, kind, self.hide(reply.text))
+        self.defences.append(defence)
+        return defence
+
+    async def evaluate(self, round: int, prompt: str, agent: str = "judge") -> Evaluation:
+        """The judge scores; unreadable totals are followed up within the retry bound, then the
+        round is unscored."""
+        name = self.prefix + agent
+        asked = await self.session.ask(
+            name,
+            "judge",
+            [Msg("user", prompt)],
+            "score",
+            round,
+            SCORES.extract,
+            prompts.reminder(SCORES),
+        )
+        replies = asked.replies
+        text = self.hide(replies[0] if len(replies) == 1 else f"{replies[0]}\n\n{replies[-1]}")
+        evaluation = Evaluation(
+            agent=name,
+            round=round,
+            scores=split_scores(asked.value) if asked.value else None,
+            criteria=parse_criteria("\n".join(replies)),
+            text=text,
+            attempts=len(replies),
+        )
+        self.evaluations.append(evaluation)
+        self.answers.append(AgentAnswer(name, round, text, asked.value, len(replies)))
+        return evaluation
+
+    def transcript(self, shown: Sequence[Defence]) -> str:
+        """What the jury reads: the pair, then per round the defences shown and the evaluations."""
+        parts = [self.pair.blocks()]
+        for r in sorted({d.round for d in shown} | {e.round for e in self.evaluations}):
+            parts.append(f"Round {r}")
+            for side in SIDES:
+                mine = [d for d in shown if d.round == r and d.side == side]
+                for i, d in enumerate(mine, 1):
+                    title = f"Defence of Answer {side}" + (
+                        f" ({i} of {len(mine)})" if len(mine) > 1 else ""
+                    )
+                    parts.append(block(title, d.text))
+            for e in (e for e in self.evaluations if e.round == r):
+                parts.append(block("Judge's evaluation", e.shown()))
+        return "\n\n".join(parts)
+
+    async def deliberate(
+        self,
+        jury: Jury,
+        shown: Sequence[Defence],
+        scores: Sequence[Scores | None],
+        stop: str | None,
+    ) -> Hearing:
+        """The jury votes on the transcript; a tied vote (or no jury) goes to the judge's
+        `scores`."""
+        transcript = self.transcript(shown)
+        rounds = max((e.round for e in self.evaluations), default=0)
+        gap = judge_gap(scores, jury.tiebreak)
+        votes: list[JurorVote] = []
+        if jury.size == 0:
+            verdict = Verdict(side_of(gap), {}, 0, tiebreak_used=True, judge_gap=gap)
+        else:
+            async with self.rt.span("jury"):
+                ballots = await self.rt.gather(
+                    *(
+                        self.session.answer(
+                            f"{self.prefix}juror_{i + 1}",
+                            "juror",
+                            [Msg("user", juror_prompt(jury.persona(i), transcript))],
+                            "vote",
+                            rounds,
+                        )
+                        for i in range(jury.size)
+                    )
+                )
+            self.answers += ballots
+            votes = [
+                JurorVote(b.agent, jury.persona(i), b.answer, b.text, b.attempts)
+                for i, b in enumerate(ballots)
+            ]
+            verdict = jury_verdict([v.vote for v in votes], gap)
+            self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak))
+        return Hearing(
+            order=self.order,
+            rounds=rounds,
+            defences=self.defences,
+            evaluations=self.evaluations,
+            stop_reason=stop,
+            jury=votes,
+            verdict=verdict,
+            transcript=transcript,
+            tokens=self.tokens(),
+            calls=len(self.session.calls),
+        )
+
+
+Hold = Callable[[Court], Awaitable[Hearing]]
+
+
+async def decide(
+    session: Session, pair: Pair, method: str, hold: Hold, swap: Swap, options: dict[str, Any]
+) -> DebateResult:
+    """Hold the hearing in the given order and, with swap, in the reversed one (concurrently)."""
+    rt = session.runtime
+    orders = [("AB", pair)] + ([("BA", pair.swapped())] if swap.enabled else [])
+
+    async def hear(order: str, shown: Pair) -> tuple[Court, Hearing]:
+        own = Session(
+            rt,
+            Problem(shown.question, VERDICT),
+            retries=session.retries,
+            temperature=session.temperature,
+            max_tokens=session.max_tokens,
+        )
+        court = Court(own, shown, order)
+        if not swap.enabled:
+            return court, await hold(court)
+        async with rt.span(f"order {order}"):
+            return court, await hold(court)
+
+    held = await rt.gather(*(hear(order, shown) for order, shown in orders))
+    hearings = [h for _, h in held]
+    for court, _ in held:
+        session.calls.extend(court.session.calls)
+    final, consistent = hearings[0].verdict.winner, None
+    if swap.enabled:
+        gaps = [hearings[0].verdict.judge_gap, hearings[1].verdict.judge_gap]
+        gap_sum = None if gaps == [None, None] else (gaps[0] or 0) - (gaps[1] or 0)
+        final, consistent = swap_verdict(
+            final, hearings[1].verdict.winner, gap_sum, swap.resolution
+        )
+    max_rounds = options.get("max_rounds")
+    details = {
+        "verdict": final,
+        "position_consistent": consistent,
+        "rounds": statistics.mean(h.rounds for h in hearings),
+        "early_stop": (
+            statistics.mean(h.rounds < max_rounds for h in hearings) if max_rounds else None
+        ),
+        "stop_reasons": [h.stop_reason for h in hearings],
+        "tokens": sum(h.tokens for h in hearings),
+        "calls": sum(h.calls for h in hearings),
+        "unscored": sum(e.scores is None for h in hearings for e in h.evaluations),
+        "abstentions": sum(v.vote is None for h in hearings for v in h.jury),
+        "hearings": [asdict(h) for h in hearings],
+    }
+    rt.info("verdict", verdict_report(details))
+    return DebateResult(
+        method=method,
+        final=final,
+        answers=[a for court, _ in held for a in court.answers],
+        calls=session.calls,
+        options={"swap": swap.enabled, "swap_resolution": swap.resolution, **options},
+        details=details,
+    )
+
+
+async def single_judge(session: Session, pair: Pair, swap: Swap = Swap()) -> DebateResult:
+    """The baseline: one judge call scores the two answers on the same six criteria."""
+
+    async def hold(court: Court) -> Hearing:
+        async with court.rt.span("judge"):
+            evaluation = await court.evaluate(1, single_judge_prompt(court.pair))
+        court.rt.info("judge", evaluation_report(evaluation))
+        return await court.deliberate(Jury(size=0), [], [evaluation.scores], None)
+
+    return await decide(session, pair, "single_judge", hold, swap, {})
+
+
+# -- what a person reads ------------------------------------------------------------------------
+
+
+def _gap(gap: float | None) -> str:
+    return "none (unscored)" if gap is None else f"{gap:+g}"
+
+
+def evaluation_report(e: Evaluation, extra: str = "") -> str:
+    scores = (
+        f"A **{e.scores[0]}**, B **{e.scores[1]}** (gap {_gap(e.gap)})"
+        if e.scores
+        else (f"**unscored** after {e.attempts} attempts")
+    )
+    rows = ""
+    if e.criteria:
+        lines = [*CRITERIA, "against the other side"]
+        rows = "\n\n| criterion | A | B |\n|---|---|---|\n" + "\n".join(
+            f"| {c} | {a} | {b} |" for c, (a, b) in zip(lines, e.criteria)
+        )
+    quoted = "\n".join(f"> {line}" for line in e.text.strip().splitlines())
+    return f"**{e.agent}, round {e.round}**: {scores}{extra}{rows}\n\n{quoted}"
+
+
+def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> str:
+    rows = "\n".join(
+        f"| {v.juror} | {v.persona} | {v.vote or '*abstained*'} | {v.attempts} |" for v in votes
+    )
+    how = (
+        f"tied vote, settled by the judge's {tiebreak} gap {_gap(verdict.judge_gap)}"
+        if verdict.tiebreak_used
+        else "majority"
+    )
+    return (
+        f"**Jury** → **{verdict.winner}** ({how}): A {verdict.votes.get('A', 0)}, "
+        f"B {verdict.votes.get('B', 0)}, abstentions {verdict.abstentions}\n\n"
+        f"| juror | persona | vote | attempts |\n|---|---|---|---|\n{rows}"
+    )
+
+
+def verdict_report(details: dict[str, Any]) -> str:
+    lines = [f"**Verdict** → **{details['verdict']}**"]
+    for h in details["hearings"]:
+        winner = h["verdict"]["winner"]
+        order = (
+            f"answers as given: {winner}; "
+            if h["order"] == "AB"
+            else f"answers reversed: {winner} (= {flip(winner)} as given); "
+        )
+        lines.append(
+            f"- {order if len(details['hearings']) > 1 else ''}{h['rounds']} round(s), "
+            f"stop: {h['stop_reason'] or 'n/a'}, {h['tokens']} tokens, {h['calls']} calls"
+        )
+    if details["position_consistent"] is not None:
+        lines.append(f"- position consistent: {details['position_consistent']}")
+    return "\n".join(lines)
+
+
+def explanation(details: dict[str, Any]) -> str:
+    """The reasons behind a verdict (markdown): each juror's rationale and the judge's last word."""
+    parts = [verdict_report(details)]
+    for h in details["hearings"]:
+        for v in h["jury"]:
+            parts.append(
+                f"**{v['juror']}** ({v['persona']}) → {v['vote'] or 'abstained'}\n\n"
+                f"{v['rationale']}"
+            )
+        if h["evaluations"]:
+            last = h["evaluations"][-1]
+            parts.append(f"**{last['agent']}**, round {last['round']}:\n\n{last['text']}")
+    return "\n\n---\n\n".join(parts)

@@ -1,0 +1,571 @@
+"""Kaesberg et al. (2025), "Voting or Consensus? Decision-Making in Multi-Agent Debate".
+
+Per sample, N agents (optionally with expert personas made by their own model) discuss in turns until
+the decision protocol decides or `max_turns` runs out:
+
+1. Memory paradigm: in every turn the agents speak in a fixed order. Each sees the messages of the
+   last `memory_window` turns and those already given in the current turn (its own as its replies,
+   the others' under their persona's name) and the current solution: the solution of the latest
+   proposal (a draft or a disagreement). It proposes a solution, or improves the current one and
+   signals [AGREE] / [DISAGREE].
+   All-Agents Drafting (AAD): in turn 1 every agent drafts independently, with no history.
+   Collective Improvement (CI): turn 1 as AAD; in turn t > 1 every agent sees only its own and the
+   others' turn t-1 answers, and all agents speak at once.
+2. Each message's solution is read from its marked final answer (`extraction="marked"`), falling back
+   to the paper's extraction call, or always by the extraction call (`"call"`). An agreeing message
+   keeps the solution it agreed with.
+3. Consensus protocols check after every message (protocols/consensus.py). Voting protocols vote after
+   turn `vote_turn` and after every later turn until one candidate wins (protocols/voting.py): each
+   agent's latest solution is a candidate, every agent casts a ballot, invalid ballots are asked again
+   within `vote_retries`. Solution counting (`protocol="counting"`) counts the candidates' answers
+   instead of asking for ballots.
+4. No decision by `max_turns`: voting returns the first agent's candidate (`no_decision`), consensus
+   the latest proposal's solution; `decision_success` is then False.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
+from ..protocols import consensus, voting
+from ..protocols.voting import BallotRules, Parsed
+from ..records import AgentAnswer, DebateResult
+from ..runtime import Msg
+from ..session import Session
+from . import decision_prompts as prompts
+from . import decision_report as report
+from .du_debate import agent_names
+from .personas import Persona, expert_personas
+
+VOTING_PROTOCOLS = (*voting.PROTOCOLS, "counting")
+CONSENSUS_PROTOCOLS = consensus.PROTOCOLS
+PARADIGMS = ("memory", "ci")
+PERSONAS = ("expert", "none")
+EXTRACTIONS = ("marked", "call")
+NO_DECISION = ("first_agent", "none")
+CI_CONTEXTS = ("solutions", "messages")
+
+
+@dataclass(frozen=True)
+class DecisionConfig:
+    """The options of one debate; invalid values raise before any model call."""
+
+    protocol: str = "simple"
+    agents: int = 3
+    max_turns: int = 5
+    vote_turn: int = 3
+    paradigm: str = "memory"
+    all_agents_draft: bool = False
+    memory_window: int | None = 2  # None: the whole history
+    personas: str = "expert"
+    style: str = "simple"
+    extraction: str = "marked"
+    cot: bool = True
+    strict: bool = False
+    points: int = 10
+    allow_fewer: bool = False
+    max_ranks: int = 5
+    simple_parse: str = "first_number"
+    vote_retries: int = 10
+    no_decision: str = "first_agent"
+    dedupe: bool = False
+    ci_context: str = "solutions"
+
+    def __post_init__(self) -> None:
+        def one_of(value: Any, allowed: tuple[str, ...]) -> tuple[bool, str]:
+            return value in allowed, f"got {value!r}, allowed: {', '.join(allowed)}"
+
+        def at_least(value: int, low: int) -> tuple[bool, str]:
+            return value >= low, f"must be >= {low}, got {value}"
+
+        protocols = (
+            VOTING_PROTOCOLS if self.paradigm == "ci" else VOTING_PROTOCOLS + CONSENSUS_PROTOCOLS
+        )
+        checks = {
+            "paradigm": one_of(self.paradigm, PARADIGMS),
+            "protocol": (
+                self.protocol in protocols,
+                f"got {self.protocol!r}, allowed: {', '.join(protocols)}"
+                + (
+                    " (Collective Improvement has no turn order to agree in, so it works only "
+                    "with voting protocols)"
+                    if self.paradigm == "ci" and self.protocol in CONSENSUS_PROTOCOLS
+                    else ""
+                ),
+            ),
+            "agents": at_least(self.agents, 1),
+            "max_turns": at_least(self.max_turns, 1),
+            "vote_turn": (  # consensus protocols never vote
+                1 <= self.vote_turn <= self.max_turns or self.protocol in CONSENSUS_PROTOCOLS,
+                f"must be between 1 and max_turns ({self.max_turns}), got {self.vote_turn}",
+            ),
+            "memory_window": (
+                self.memory_window is None or self.memory_window >= 0,
+                f"must be >= 0 or None (whole history), got {self.memory_window}",
+            ),
+            "personas": one_of(self.personas, PERSONAS),
+            "style": (
+                self.style in prompts.STYLES
+                and (self.paradigm == "memory" or self.style == "simple"),
+                f"got {self.style!r}, allowed: {', '.join(prompts.STYLES)}"
+                + (
+                    " (Collective Improvement uses its own prompt)" if self.paradigm == "ci" else ""
+                ),
+            ),
+            "extraction": one_of(self.extraction, EXTRACTIONS),
+            "points": at_least(self.points, 1),
+            "max_ranks": at_least(self.max_ranks, 1),
+            "simple_parse": one_of(self.simple_parse, voting.SIMPLE_PARSES),
+            "vote_retries": at_least(self.vote_retries, 0),
+            "no_decision": one_of(self.no_decision, NO_DECISION),
+            "ci_context": one_of(self.ci_context, CI_CONTEXTS),
+        }
+        for option, (ok, allowed) in checks.items():
+            if not ok:
+                raise ValueError(f"invalid solver option '{option}': {allowed}")
+
+    @property
+    def voting(self) -> bool:
+        return self.protocol in VOTING_PROTOCOLS
+
+    @property
+    def method(self) -> str:
+        if self.paradigm == "ci":
+            return "collective_improvement"
+        if self.all_agents_draft:
+            return "aad"
+        return "voting" if self.voting else "consensus"
+
+    @property
+    def extraction_used(self) -> str:
+        # reasoning-style messages hold no answer by design: their solution is always written by a call
+        return "call" if self.style == "reasoning" else self.extraction
+
+
+# -- records ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One message of the discussion and the solution it carries."""
+
+    turn: int
+    agent: str
+    persona: str | None
+    kind: str  # draft | agree | disagree | improve (CI)
+    message: str
+    solution: str | None  # None: no readable solution
+    agreement: bool | None  # None: not asked (drafts, CI)
+    extraction: str  # marked | call | none (an agreement under "marked": nothing to read)
+    calls: int  # the message call plus its extraction attempts
+
+
+@dataclass(frozen=True)
+class ConsensusCheck:
+    turn: int
+    agent: str  # the check ran after this agent's message
+    count: int
+    agents: int
+    threshold: float
+    decided: bool
+
+
+@dataclass(frozen=True)
+class Candidate:
+    index: int  # what ballots call it ("Solution 0", ...)
+    answer: str | None
+    agents: list[str]  # whose latest solution it is (several only with dedupe / counting)
+
+
+@dataclass(frozen=True)
+class Ballot:
+    agent: str
+    raw: list[str]  # every reply, the re-prompted ones included
+    parsed: Parsed | None  # None: invalid after every retry, dropped from the tally
+    retries: int
+
+
+@dataclass(frozen=True)
+class Vote:
+    turn: int
+    protocol: str
+    candidates: list[Candidate]
+    ballots: list[Ballot]
+    tally: list[int]
+    winner: int | None
+    tie: bool
+    invalid: int
+    retries: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the debate ended: its answer, and whether the protocol or a fallback gave it."""
+
+    final: str | None
+    decision_success: bool
+    decided_at: dict[str, Any] | None = None
+    fallback_used: str | None = None
+    winner_agent: str | None = None
+
+
+# -- the debate ------------------------------------------------------------------------------------
+
+
+async def decision_debate(
+    session: Session, cfg: DecisionConfig, embedder: Embedder | None = None
+) -> DebateResult:
+    debate = _Debate(session, cfg)
+    outcome = await debate.run()
+    return await debate.result(outcome, embedder or HashingEmbedder())
+
+
+class _Debate:
+    def __init__(self, session: Session, cfg: DecisionConfig) -> None:
+        self.s, self.cfg = session, cfg
+        self.rt, self.fmt = session.runtime, session.problem.fmt
+        self.question = session.problem.question
+        self.names = agent_names(cfg.agents)
+        self.personas: dict[str, Persona] = {}
+        self.transcript: list[Contribution] = []
+        self.checks: list[ConsensusCheck] = []
+        self.votes: list[Vote] = []
+
+    async def run(self) -> Outcome:
+        cfg = self.cfg
+        if cfg.personas == "expert":
+            async with self.rt.span("personas"):
+                self.personas = dict(zip(self.names, await expert_personas(self.s, self.names)))
+            self.rt.info("personas", report.persona_table(self.personas))
+        for turn in range(1, cfg.max_turns + 1):
+            async with self.rt.span(f"turn {turn}"):
+                agreed = await self.discuss(turn)
+            self.rt.info(
+                f"turn {turn}",
+                report.turn_table(turn, self.transcript, self.checks, self.cfg, self.fmt.describe),
+            )
+            if agreed:
+                proposal = self.latest_proposal()
+                assert proposal is not None  # a consensus always has a proposal with a solution
+                return self.decided(
+                    proposal.solution, turn, self.transcript[-1].agent, proposal.agent
+                )
+            if cfg.voting and turn >= cfg.vote_turn:
+                vote = await self.vote(turn)
+                if vote.winner is not None:
+                    won = vote.candidates[vote.winner]
+                    return self.decided(won.answer, turn, "vote", won.agents[0])
+        return self.no_decision()
+
+    # -- discussion ------------------------------------------------------------------------------
+
+    async def discuss(self, turn: int) -> bool:
+        """One turn; True when a consensus protocol is satisfied (checked after every message)."""
+        ci = self.cfg.paradigm == "ci"
+        if ci or (self.cfg.all_agents_draft and turn == 1):
+            # independent answers: nobody waits for anybody
+            batch = await self.rt.gather(
+                *(
+                    self.improve(name, turn)
+                    if ci and turn > 1
+                    else self.speak(name, turn, alone=True)
+                    for name in self.names
+                )
+            )
+            self.transcript += batch
+            return self.consensus_after(batch[-1])
+        for name in self.names:
+            self.transcript.append(await self.speak(name, turn))
+            if self.consensus_after(self.transcript[-1]):
+                return True
+        return False
+
+    async def speak(self, name: str, turn: int, alone: bool = False) -> Contribution:
+        """Memory paradigm: the window of history, the current solution, then propose or improve.
+
+        `alone`: a first draft that sees no one else (AAD and CI turn 1).
+        """
+        cfg = self.cfg
+        proposal = None if alone else self.latest_proposal()
+        current = proposal.solution if proposal is not None else None
+        window = [
+            c
+            for c in ([] if alone else self.transcript)
+            if cfg.memory_window is None or c.turn >= turn - cfg.memory_window
+        ]
+        shown = (
+            self.fmt.describe(current) if current is not None and cfg.style != "reasoning" else None
+        )
+        messages = [
+            self.system(name),
+            Msg("user", prompts.opening(self.question, shown, bool(window))),
+        ]
+        messages += [
+            Msg("assistant", c.message)
+            if c.agent == name
+            else Msg("user", f"{self.label(c.agent)}: {c.message}")
+            for c in window
+        ]
+        improve = current is not None
+        messages.append(Msg("user", prompts.instruction(cfg.style, improve, self.fmt, cfg.cot)))
+        reply = await self.s.call(name, name, _merged(messages), "discussion", turn)
+        agreement = consensus.agrees(reply.text) if improve else None
+        kind = "draft" if agreement is None else ("agree" if agreement else "disagree")
+        return await self.contribution(name, turn, reply.text, agreement, current, kind)
+
+    async def improve(self, name: str, turn: int) -> Contribution:
+        """Collective Improvement: own and others' previous-turn answers only, no turn order."""
+        previous = {c.agent: c for c in self.transcript if c.turn == turn - 1}
+
+        def shown(agent: str) -> str:
+            c = previous[agent]
+            if self.cfg.ci_context == "messages":
+                text = c.message
+            else:
+                text = (
+                    self.fmt.render(self.fmt.describe(c.solution))
+                    if c.solution is not None
+                    else "(no solution)"
+                )
+            persona = self.personas.get(agent)
+            return f"({persona.role})\n{text}" if persona and agent != name else text
+
+        others = [(agent, shown(agent)) for agent in self.names if agent != name]
+        update = prompts.ci_update(self.question, shown(name), others, self.fmt, self.cfg.cot)
+        messages = [self.system(name), Msg("user", update)]
+        reply = await self.s.call(name, name, messages, "discussion", turn)
+        return await self.contribution(name, turn, reply.text, None, None, "improve")
+
+    async def contribution(
+        self,
+        name: str,
+        turn: int,
+        text: str,
+        agreement: bool | None,
+        current: str | None,
+        kind: str,
+    ) -> Contribution:
+        """Read the message's solution; an agreement keeps the solution it agreed with."""
+        mode = self.cfg.extraction_used
+        solution, how, calls = current, "none", 1
+        if not (agreement and mode == "marked"):
+            parsed = self.fmt.extract(text) if mode == "marked" else None
+            if parsed is not None:
+                extracted, how = parsed, "marked"
+            else:
+                answer = await self.extract(name, turn, text, "extract")
+                extracted, how, calls = answer.answer, "call", 1 + answer.attempts
+            solution = current if agreement else extracted
+        persona = self.personas.get(name)
+        return Contribution(
+            turn=turn, agent=name, persona=persona.role if persona else None, kind=kind,
+            message=text, solution=solution, agreement=agreement, extraction=how, calls=calls,
+        )  # fmt: skip
+
+    async def extract(self, name: str, turn: int, text: str, purpose: str) -> AgentAnswer:
+        """The paper's extraction call: the solution a text states, in the task's answer format.
+
+        After reasoning-only messages it asks the agent to conclude instead; voting candidates and
+        conclusions are written in the agent's persona, message extraction without one.
+        """
+        conclude = self.cfg.style == "reasoning"
+        persona = self.personas.get(name)
+        messages = []
+        if persona and (conclude or purpose == "candidate"):
+            messages.append(Msg("system", persona.line()))
+        messages.append(Msg("user", prompts.extract(self.question, text, self.fmt, conclude)))
+        return await self.s.answer(name, name, messages, purpose, turn)
+
+    def consensus_after(self, message: Contribution) -> bool:
+        if self.cfg.voting:
+            return False
+        n = self.cfg.agents
+        threshold = consensus.THRESHOLDS[self.cfg.protocol]
+        count = consensus.consensus_count([c.agreement for c in self.transcript], n)
+        proposal = self.latest_proposal()
+        # a proposal without a readable solution gives nothing to agree on
+        decided = (
+            consensus.reached(count, n, threshold, self.cfg.strict)
+            and proposal is not None
+            and proposal.solution is not None
+        )
+        self.checks.append(
+            ConsensusCheck(message.turn, message.agent, count, n, threshold, decided)
+        )
+        return decided
+
+    def latest_proposal(self) -> Contribution | None:
+        return next((c for c in reversed(self.transcript) if not c.agreement), None)
+
+    # -- voting ----------------------------------------------------------------------------------
+
+    async def vote(self, turn: int) -> Vote:
+        cfg = self.cfg
+        async with self.rt.span(f"vote after turn {turn}"):
+            latest = {c.agent: c.solution for c in self.transcript}  # each agent's latest solution
+            if cfg.extraction_used == "call":  # the paper extracts every candidate afresh
+                extracted = await self.rt.gather(
+                    *(
+                        self.extract(n, turn, self.fmt.describe(latest[n]), "candidate")
+                        for n in self.names
+                        if latest[n] is not None
+                    )
+                )
+                by_agent = {a.agent: a.answer for a in extracted}
+                answers = [by_agent.get(n) for n in self.names]
+            else:
+                answers = [latest[n] for n in self.names]
+            candidates = self.candidates(answers)
+            ballots: list[Ballot] = []
+            if cfg.protocol == "counting":
+                counts = [len(c.agents) for c in candidates]
+                result = voting.winner_of(counts, sum(counts))
+            else:
+                rules = BallotRules(
+                    cfg.protocol, len(candidates), cfg.max_ranks, cfg.points, cfg.allow_fewer,
+                    cfg.simple_parse,
+                )  # fmt: skip
+                if any(c.answer is not None for c in candidates):
+                    ballots = await self.rt.gather(
+                        *(self.ballot(n, turn, candidates, rules) for n in self.names)
+                    )
+                result = voting.tally([b.parsed for b in ballots], rules)
+        vote = Vote(
+            turn=turn,
+            protocol=cfg.protocol,
+            candidates=candidates,
+            ballots=list(ballots),
+            tally=result.totals,
+            winner=result.winner,
+            tie=result.tie,
+            invalid=sum(b.parsed is None for b in ballots),
+            retries=sum(b.retries for b in ballots),
+        )
+        self.votes.append(vote)
+        self.rt.info(f"vote after turn {turn}", report.vote_table(vote, self.fmt.describe))
+        return vote
+
+    def candidates(self, answers: list[str | None]) -> list[Candidate]:
+        """One candidate per agent; with dedupe (and for counting) one per distinct answer."""
+        if not (self.cfg.dedupe or self.cfg.protocol == "counting"):
+            return [Candidate(i, a, [n]) for i, (n, a) in enumerate(zip(self.names, answers))]
+        grouped: dict[str, Candidate] = {}
+        for name, answer in zip(self.names, answers):
+            if answer is None:
+                continue  # an agent without a solution offers nothing to count
+            key = self.fmt.key(answer)
+            if key not in grouped:
+                grouped[key] = Candidate(len(grouped), answer, [])
+            grouped[key].agents.append(name)
+        return list(grouped.values())
+
+    async def ballot(
+        self, name: str, turn: int, candidates: list[Candidate], rules: BallotRules
+    ) -> Ballot:
+        listed = [
+            self.fmt.describe(c.answer) if c.answer is not None else "(no solution given)"
+            for c in candidates
+        ]
+        persona = self.personas.get(name)
+        messages = [Msg("system", persona.line())] if persona else []
+        messages.append(Msg("user", prompts.ballot(self.question, listed, rules)))
+        asked = await self.s.ask(
+            name,
+            name,
+            messages,
+            "vote",
+            turn,
+            lambda text: voting.parse_ballot(text, rules),
+            prompts.ballot_reminder(rules),
+            retries=self.cfg.vote_retries,
+        )
+        return Ballot(name, asked.replies, asked.value, len(asked.replies) - 1)
+
+    # -- the decision ----------------------------------------------------------------------------
+
+    def decided(self, final: str | None, turn: int, after: str, winner: str) -> Outcome:
+        return Outcome(final, True, {"turn": turn, "after": after}, None, winner)
+
+    def no_decision(self) -> Outcome:
+        if not self.cfg.voting:
+            # the latest proposal that carries a solution (a proposal without one has nothing to give)
+            proposal = next(
+                (
+                    c
+                    for c in reversed(self.transcript)
+                    if not c.agreement and c.solution is not None
+                ),
+                None,
+            )
+            final = proposal.solution if proposal else None
+            return Outcome(
+                final, False, None, "latest_proposal", proposal.agent if proposal else None
+            )
+        if self.cfg.no_decision == "none":
+            return Outcome(None, False, None, "none")
+        first = self.names[0]
+        candidate = next((c for c in self.votes[-1].candidates if first in c.agents), None)
+        return Outcome(candidate.answer if candidate else None, False, None, "first_agent", first)
+
+    async def result(self, outcome: Outcome, embedder: Embedder) -> DebateResult:
+        finals = {c.agent: c.solution for c in self.transcript}  # each agent's last solution
+        texts = [self.fmt.describe(a) for a in finals.values() if a is not None]
+        cosine = mean_pairwise_cosine(await embedder.embed(texts)) if len(texts) > 1 else None
+        self.rt.info("decision", report.decision_text(outcome, self.fmt.describe))
+        cfg = self.cfg
+        return DebateResult(
+            method=cfg.method,
+            final=outcome.final,
+            answers=[
+                AgentAnswer(c.agent, c.turn, c.message, c.solution, c.calls)
+                for c in self.transcript
+            ],
+            calls=self.s.calls,
+            options={
+                **asdict(cfg),
+                "extraction": cfg.extraction_used,
+                "requested_extraction": cfg.extraction,
+            },
+            details={
+                "personas": {n: asdict(p) for n, p in self.personas.items()},
+                "transcript": [asdict(c) for c in self.transcript],
+                "consensus_checks": [asdict(c) for c in self.checks],
+                "votes": [asdict(v) for v in self.votes],
+                "decision_success": outcome.decision_success,
+                "turns_used": max((c.turn for c in self.transcript), default=0),
+                "max_turns": cfg.max_turns,
+                "decided_at": outcome.decided_at,
+                "fallback_used": outcome.fallback_used,
+                "winner_agent": outcome.winner_agent,
+                "final_answers": finals,
+                "answer_cosine": cosine,
+                "embedder": embedder.name,
+            },
+        )
+
+    # -- what the agents and the viewer see ------------------------------------------------------
+
+    def system(self, name: str) -> Msg:
+        persona = self.personas.get(name)
+        return Msg("system", prompts.system(self.cfg.style, persona.line() if persona else None))
+
+    def label(self, name: str) -> str:
+        """How others see an agent: its persona's role (with the agent if two roles coincide)."""
+        persona = self.personas.get(name)
+        if persona is None:
+            return name
+        same = sum(p.role == persona.role for p in self.personas.values())
+        return persona.role if same == 1 else f"{persona.role} ({name})"
+
+
+def _merged(messages: list[Msg]) -> list[Msg]:
+    """Consecutive messages of one role become one, so every prompt alternates user/assistant."""
+    out: list[Msg] = []
+    for m in messages:
+        if out and out[-1].role == m.role:
+            out[-1] = Msg(m.role, f"{out[-1].content}\n\n{m.content}")
+        else:
+            out.append(m)
+    return out

@@ -1,0 +1,90 @@
+"""MORE, Multi-Advocate One-Round Evaluation (D3, Algorithm 1 and section 2.2).
+
+1. For each answer, k advocates write a defence in parallel, none seeing another's.
+2. Each side's k defences are merged into one by a strategist of that side (`synthesis`, the paper's
+   flow and the reference code).
+3. The judge scores the two merged defences once, on the six criteria.
+4. The jury votes on the anonymised transcript (the merged defences and the judge's evaluation);
+   a tied vote goes to the judge's gap.
+`aggregation="max_score"` follows the paper's theory (section 3) instead: no merge; the judge
+scores each pairing (d_Aj, d_Bj) and each side keeps its best total.
+"""
+
+from __future__ import annotations
+
+from ..protocols.d3 import SIDES, best_scores
+from ..records import DebateResult
+from ..session import Session
+from . import d3
+from .d3 import Court, Hearing, Jury, Pair, Swap
+
+AGGREGATIONS = ("synthesis", "max_score")
+ADVOCATE_WORDS = 80
+MERGE_WORDS = 150
+
+
+async def more(
+    session: Session,
+    pair: Pair,
+    advocates: int = 3,
+    aggregation: str = "synthesis",
+    jury: Jury = Jury(),
+    swap: Swap = Swap(),
+) -> DebateResult:
+    async def hold(court: Court) -> Hearing:
+        p, rt = court.pair, court.rt
+        async with rt.span("advocates"):
+            written = await rt.gather(
+                *(
+                    court.argue(
+                        f"advocate_{side.lower()}_{j}",
+                        side,
+                        1,
+                        d3.advocate_prompt(p, side, ADVOCATE_WORDS, team=(j, advocates)),
+                    )
+                    for side in SIDES
+                    for j in range(1, advocates + 1)
+                )
+            )
+        team = {side: [d for d in written if d.side == side] for side in SIDES}
+        if aggregation == "synthesis":
+            async with rt.span("merge"):
+                shown = await rt.gather(
+                    *(
+                        court.argue(
+                            f"strategist_{side.lower()}",
+                            side,
+                            1,
+                            d3.merge_prompt(p, side, [d.text for d in team[side]], MERGE_WORDS),
+                            kind="merged",
+                        )
+                        for side in SIDES
+                    )
+                )
+            async with rt.span("judge"):
+                evaluations = [
+                    await court.evaluate(1, d3.judge_prompt(p, shown[0].text, shown[1].text))
+                ]
+            scores = [evaluations[0].scores]
+        else:
+            shown = written
+            async with rt.span("judge"):
+                evaluations = await rt.gather(
+                    *(
+                        court.evaluate(1, d3.judge_prompt(p, a.text, b.text), agent=f"judge_{j}")
+                        for j, (a, b) in enumerate(zip(team["A"], team["B"]), 1)
+                    )
+                )
+            scores = [best_scores([e.scores for e in evaluations])]
+        for e in evaluations:
+            rt.info("judge", d3.evaluation_report(e))
+        return await court.deliberate(jury, shown, scores, None)
+
+    options = {
+        "advocates": advocates,
+        "aggregation": aggregation,
+        "jurors": jury.size,
+        "personas": jury.personas,
+        "tiebreak": jury.tiebreak,
+    }
+    return await d3.decide(session, pair, "more", hold, swap, options)

@@ -1,0 +1,78 @@
+"""Expert personas made per sample by the agents' own model (the paper's persona generator).
+
+One call per persona, in sequence: each call sees the task and the personas already made, so the
+experts differ. A reply is a JSON object {"role", "description"}, found even inside other text; an
+unreadable reply is followed up within the session's retry bound, after which the agent gets a
+plain numbered participant (marked `generated=False`), never an invented expert.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..runtime import Msg
+from ..session import Session
+
+PERSONA_REQUEST = 'Reply with only a JSON object: {"role": "...", "description": "..."}.'  # fixed
+_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
+_FIELD = r'"{name}"\s*:\s*"([^"]*)"'
+
+
+@dataclass(frozen=True)
+class Persona:
+    role: str
+    description: str
+    generated: bool = True
+
+    def line(self) -> str:
+        """How the persona is introduced to its agent."""
+        return (
+            f"Your role: {self.role} ({self.description})"
+            if self.description
+            else (f"Your role: {self.role}")
+        )
+
+
+def parse_persona(text: str) -> Persona | None:
+    for block in _OBJECT.findall(text):
+        try:
+            data = json.loads(block)
+        except json.JSONDecodeError:
+            # almost-JSON (a trailing comma, a stray quote): read the two fields directly
+            data = {
+                name: m.group(1)
+                for name in ("role", "description")
+                if (m := re.search(_FIELD.format(name=name), block))
+            }
+        role, description = data.get("role"), data.get("description", "")
+        if isinstance(role, str) and role.strip() and isinstance(description, str):
+            return Persona(" ".join(role.split()), " ".join(description.split()))
+    return None
+
+
+def persona_prompt(question: str, made: Sequence[Persona]) -> str:
+    chosen = "\n".join(f"- {p.role}: {p.description}" for p in made) or "(none yet)"
+    return (
+        "Several experts will discuss the task below. Suggest one more participant whose "
+        "expertise helps to solve it, different from the participants already chosen.\n\n"
+        f"Task:\n{question}\n\nParticipants already chosen:\n{chosen}\n\n{PERSONA_REQUEST}"
+    )
+
+
+async def expert_personas(session: Session, agents: Sequence[str]) -> list[Persona]:
+    made: list[Persona] = []
+    for i, agent in enumerate(agents):
+        asked = await session.ask(
+            agent,
+            agent,
+            [Msg("user", persona_prompt(session.problem.question, made))],
+            "persona",
+            0,
+            parse_persona,
+            f"That reply held no usable persona. {PERSONA_REQUEST}",
+        )
+        made.append(asked.value or Persona(f"Participant {i + 1}", "", generated=False))
+    return made

@@ -1,0 +1,112 @@
+"""SAMRE, Single-Advocate Multi-Round Evaluation with budgeted stopping (D3, Algorithm 2).
+
+One advocate per answer. For r = 1..max_rounds:
+1. both advocates write at once, each reading only round r-1 material: its own and its opponent's
+   previous defence and the judge's previous evaluation (the paper's symmetric rule; the reference
+   code let the second speaker read the first one's current argument);
+2. the judge scores both defences on the six criteria and writes feedback, seeing its own earlier
+   totals;
+3. the stop rule reads the score gaps and the tokens spent so far, measured from the replies' usage,
+   and ends the debate when it fires (protocols.d3.stop_reason).
+Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
+gap. `summarize` condenses each defence before anyone reads it, as the reference code does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from ..protocols.d3 import SIDES, StopRule, flip, stop_reason
+from ..records import DebateResult
+from ..session import Session
+from . import d3
+from .d3 import Court, Defence, Hearing, Jury, Pair, Swap
+
+ADVOCATE_WORDS = 100
+SUMMARY_WORDS = 50
+
+
+def progress(round: int, max_rounds: int, earlier: list[tuple[int, int] | None]) -> str:
+    shown = ", ".join(f"({s[0]}, {s[1]})" if s else "unscored" for s in earlier)
+    return f"This is round {round} of at most {max_rounds}." + (
+        f" Your totals (A, B) in the earlier rounds: {shown}." if earlier else ""
+    )
+
+
+async def samre(
+    session: Session,
+    pair: Pair,
+    rule: StopRule = StopRule(),
+    summarize: bool = False,
+    jury: Jury = Jury(),
+    swap: Swap = Swap(),
+) -> DebateResult:
+    async def hold(court: Court) -> Hearing:
+        p, rt = court.pair, court.rt
+        previous: dict[str, Defence] = {}
+        reason = None
+        for r in range(1, rule.max_rounds + 1):
+            feedback = court.evaluations[-1].shown() if court.evaluations else None
+            async with rt.span(f"round {r}"):
+                spoken = await rt.gather(
+                    *(
+                        court.argue(
+                            f"advocate_{side.lower()}",
+                            side,
+                            r,
+                            d3.advocate_prompt(
+                                p,
+                                side,
+                                ADVOCATE_WORDS,
+                                own=previous[side].text if previous else None,
+                                opponent=previous[flip(side)].text if previous else None,
+                                evaluation=feedback,
+                            ),
+                        )
+                        for side in SIDES
+                    )
+                )
+                if summarize:
+                    spoken = await rt.gather(
+                        *(
+                            court.argue(
+                                f"advocate_{d.side.lower()}",
+                                d.side,
+                                r,
+                                d3.summary_prompt(d.text, d.side, SUMMARY_WORDS),
+                                kind="summary",
+                            )
+                            for d in spoken
+                        )
+                    )
+                previous = {d.side: d for d in spoken}
+                earlier = [e.scores for e in court.evaluations]
+                evaluation = await court.evaluate(
+                    r,
+                    d3.judge_prompt(
+                        p,
+                        previous["A"].text,
+                        previous["B"].text,
+                        progress(r, rule.max_rounds, earlier),
+                    ),
+                )
+            reason = stop_reason([e.gap for e in court.evaluations], court.tokens(), rule)
+            rt.info(
+                f"round {r}",
+                d3.evaluation_report(
+                    evaluation, f"; {court.tokens()} tokens so far; stop: {reason or 'no, go on'}"
+                ),
+            )
+            if reason:
+                break
+        shown = [d for d in court.defences if d.kind == ("summary" if summarize else "argument")]
+        return await court.deliberate(jury, shown, [e.scores for e in court.evaluations], reason)
+
+    options = {
+        **asdict(rule),
+        "summarize": summarize,
+        "jurors": jury.size,
+        "personas": jury.personas,
+        "tiebreak": jury.tiebreak,
+    }
+    return await d3.decide(session, pair, "samre", hold, swap, options)

@@ -1,0 +1,160 @@
+"""CortexDebate's decision rules (Sun et al., 2025) as pure functions over plain lists.
+
+Agents are indexed 0..n-1. `W[i][j]` is the weight of the edge i→j: tail j reads head i. Equation
+numbers are the paper's; A1–A12 are the resolutions in research/seed-001-cortexdebate.md §6.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from ..records import Tally
+from .majority import majority_vote
+
+Matrix = list[list[float]]
+
+RECALIBRATION = (0.8, 0.6, 0.3)
+PARTICIPATION = ("in", "out")
+TIE_BREAKS = ("lowest_agent_index", "none")
+
+
+def recalibrate(h: float, bands: Sequence[float] = RECALIBRATION) -> float:
+    """Eq. 2: >= high -> high; [mid, high) -> mid; [low, mid) unchanged; < low -> low.
+
+    It damps over-confidence so that no agent's stated certainty dominates the weights.
+    """
+    high, mid, low = bands
+    if h >= high:
+        return high
+    if h >= mid:
+        return mid
+    return max(h, low)
+
+
+def chinchilla_loss(params: float, tokens: float) -> float:
+    """Eq. 3, Hoffmann et al.'s fit; N and M are raw counts (7.6e9, not 7.6)."""
+    return 406.4 / params**0.34 + 410.7 / tokens**0.28 + 1.69
+
+
+def credibility(params: float, tokens: float) -> float:
+    """Eq. 4: C = 1 / L(N, M)."""
+    return 1.0 / chinchilla_loss(params, tokens)
+
+
+def running_mean(previous: float, latest: float, d: int) -> float:
+    """Eqs. 5-6: the mean over rounds 0..d-1, from the mean over 0..d-2 and round d-1's value."""
+    return (previous * (d - 1) + latest) / d
+
+
+def self_orientation(d: int, n: int, participation: Sequence[int], smoothing: float) -> list[float]:
+    """Eq. 8, S_i = (d-1)(n-1) - P_i, plus `smoothing` (A1: the printed formula is 0 in round 1)."""
+    return [(d - 1) * (n - 1) - p + smoothing for p in participation]
+
+
+def _divide(x: float, s: float) -> float:
+    if s != 0:
+        return x / s
+    return math.inf if x > 0 else 0.0  # literal S (A1): x/0 is +inf, 0/0 is 0
+
+
+def edge_weights(
+    C: Sequence[float], R: Sequence[float], I: Sequence[Sequence[float]], S: Sequence[float]
+) -> Matrix:
+    """Eq. 9: W[i][j] = C_i * R_i * I_ij / S_i for i != j; the diagonal is NaN (no self-edge)."""
+    n = len(C)
+    return [
+        [math.nan if i == j else _divide(C[i] * R[i] * I[i][j], S[i]) for j in range(n)]
+        for i in range(n)
+    ]
+
+
+def tail_means(W: Matrix) -> list[float]:
+    """Eq. 10: the mean of each tail's n-1 incoming weights."""
+    n = len(W)
+    return [sum(W[i][j] for i in range(n) if i != j) / (n - 1) for j in range(n)]
+
+
+def prune(W: Matrix) -> list[list[bool]]:
+    """Eqs. 11-12: tail j keeps head i when W[i][j] >= the mean of j's incoming weights.
+
+    The comparison allows a relative 1e-12 for rounding (A4), so equal weights keep every edge and
+    every tail keeps at least one head (its maximum is never below its mean). Infinite weights
+    (literal S) make an infinite mean: then exactly the infinite edges are kept.
+    """
+    n = len(W)
+    keep = [[False] * n for _ in range(n)]
+    for j, mean in enumerate(tail_means(W)):
+        for i in range(n):
+            if i == j:
+                continue
+            if math.isinf(mean):
+                keep[i][j] = math.isinf(W[i][j])
+            else:
+                keep[i][j] = W[i][j] >= mean - 1e-12 * max(1.0, abs(mean))
+    return keep
+
+
+def full_mesh(n: int) -> list[list[bool]]:
+    """Every agent reads every other one (topology=full, the paper's fully connected ablation)."""
+    return [[i != j for j in range(n)] for i in range(n)]
+
+
+def heads(keep: list[list[bool]], j: int) -> list[int]:
+    """Deb_j (Eq. 12): the agents tail j reads, in agent order."""
+    return [i for i in range(len(keep)) if keep[i][j]]
+
+
+def participation(keep: list[list[bool]], mode: str) -> list[int]:
+    """One round's P increment per agent (A2, A3).
+
+    `in`: how many heads the agent read (its in-degree, the paper's "A_i debated with others").
+    `out`: how many tails read the agent (its out-degree).
+    """
+    n = len(keep)
+    if mode == "in":
+        return [sum(keep[i][j] for i in range(n)) for j in range(n)]
+    if mode == "out":
+        return [sum(keep[i][j] for j in range(n)) for i in range(n)]
+    raise ValueError(f"unknown participation mode {mode!r}: use one of {', '.join(PARTICIPATION)}")
+
+
+def unanimous(answers: Sequence[str | None], key: Callable[[str], str] = lambda a: a) -> bool:
+    """The stop rule: every agent gave an answer and all answers are the same (an abstention is
+    not an answer, so it never agrees)."""
+    if not answers or any(a is None for a in answers):
+        return False
+    return len({key(a) for a in answers if a is not None}) == 1
+
+
+def all_distinct(tally: Tally) -> bool:
+    """No answer got a second vote though several were given: the paper counts this as wrong."""
+    return len(tally.counts) > 1 and max(tally.counts.values()) == 1
+
+
+def final_vote(
+    answers: Sequence[str | None],
+    key: Callable[[str], str] = lambda a: a,
+    tie_break: str = "lowest_agent_index",
+) -> Tally:
+    """Eq. 14: plurality of the last round, with no fallback.
+
+    All-distinct answers give no winner. A tie between the leaders goes to the answer of the agent
+    with the lowest index (A12), or to no winner with tie_break="none"; `tie` records it.
+    """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"unknown tie_break {tie_break!r}: use one of {', '.join(TIE_BREAKS)}")
+    tally = majority_vote(answers, key=key)  # no earlier rounds: ties go to agent order
+    if all_distinct(tally) or (tally.tie and tie_break == "none"):
+        return replace(tally, winner=None)
+    return tally
+
+
+def medoid(similarity: Matrix) -> int:
+    """The item with the highest mean similarity to the others; the lowest index wins a tie (A11)."""
+    n = len(similarity)
+    if n == 1:
+        return 0
+    means = [sum(similarity[i][k] for k in range(n) if k != i) / (n - 1) for i in range(n)]
+    return means.index(max(means))

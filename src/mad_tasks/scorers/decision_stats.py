@@ -1,0 +1,124 @@
+"""`decision_stats`: what users compare across decision protocols, read from the debate record.
+
+Per sample (score value): decision_success, the turn the debate ended in, votes, ties, ballots,
+invalid ballots, model calls, tokens, and the answer diversity (mean pairwise cosine of the agents'
+final answers; NaN when fewer than two agents hold an answer). Over the run (metrics):
+
+- `decision_summary`: decision-success rate, mean turns, tie rate (tied votes / votes), invalid-ballot
+  rate (invalid / ballots), calls and tokens per sample (the `cot` baseline makes one call, so
+  `calls` is also the ratio to it), mean answer cosine;
+- `ended_in_turn`: the share of samples whose debate ended in each turn, the paper's Table 2 layout
+  (a debate that never decided ran all `max_turns`, so it lands in the last bin).
+
+Works after the fact too: `inspect score LOG --scorer mad_tasks/decision_stats`, optionally with
+`-S embedder=sentence-transformers` to recompute the diversity from the recorded final answers.
+"""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from ..engine.answers import AnswerFormat, infer_format, make_format
+from ..engine.embeddings import make_embedder, mean_pairwise_cosine
+from ..engine.records import DebateResult
+from ..solvers._shell import STORE_KEY
+
+
+def _values(scores: list[SampleScore], key: str) -> list[float]:
+    found = (s.score.value.get(key) for s in scores if isinstance(s.score.value, dict))
+    return [float(v) for v in found if v is not None and not math.isnan(float(v))]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _rate(scores: list[SampleScore], part: str, whole: str) -> float | None:
+    total = sum(_values(scores, whole))
+    return sum(_values(scores, part)) / total if total else None
+
+
+@metric
+def decision_summary() -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        return {
+            "decision_success": _mean(_values(scores, "decision_success")),
+            "mean_turns": _mean(_values(scores, "turns")),
+            "tie_rate": _rate(scores, "ties", "votes"),
+            "invalid_ballot_rate": _rate(scores, "invalid_ballots", "ballots"),
+            "calls": _mean(_values(scores, "calls")),
+            "tokens": _mean(_values(scores, "tokens")),
+            "answer_cosine": _mean(_values(scores, "answer_cosine")),
+        }
+
+    return compute
+
+
+@metric
+def ended_in_turn() -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        turns = [round(t) for t in _values(scores, "turns")]
+        last = max([round(m) for m in _values(scores, "max_turns")] + turns, default=0)
+        return {f"turn_{t}": turns.count(t) / len(turns) for t in range(1, last + 1)}
+
+    return compute
+
+
+@scorer(metrics=[decision_summary(), ended_in_turn()])
+def decision_stats(embedder: str | None = None) -> Scorer:
+    """Decision success, turns, ties, invalid ballots, calls, tokens and answer diversity.
+
+    Args:
+        embedder: recompute the answer diversity with this embedder (hashing,
+            sentence-transformers[/model], openai[/model]) instead of reading the recorded figure.
+    """
+    embed = make_embedder(embedder) if embedder is not None else None
+
+    async def score(state: TaskState, target: Target) -> Score:
+        record = state.store.get(STORE_KEY)
+        if record is None or "decision_success" not in record.get("details", {}):
+            return Score.unscored(reason="no decision-protocol debate record in the sample store")
+        result = DebateResult.from_dict(record)
+        d = result.details
+        cosine = d["answer_cosine"]
+        if embed is not None:
+            fmt = _format(state, result)
+            texts = [fmt.describe(a) for a in d["final_answers"].values() if a is not None]
+            cosine = mean_pairwise_cosine(await embed.embed(texts)) if len(texts) > 1 else None
+        ballots = [b for v in d["votes"] for b in v["ballots"]]
+        return Score(
+            value={
+                "decision_success": int(d["decision_success"]),
+                "turns": d["turns_used"],
+                "max_turns": d["max_turns"],
+                "votes": len(d["votes"]),
+                "ties": sum(v["tie"] for v in d["votes"]),
+                "ballots": len(ballots),
+                "invalid_ballots": sum(b["parsed"] is None for b in ballots),
+                "calls": len(result.calls),
+                "tokens": sum(c.input_tokens + c.output_tokens for c in result.calls),
+                "answer_cosine": cosine if cosine is not None else math.nan,
+            },
+            answer=result.final or "",
+            metadata={
+                "method": result.method,
+                "protocol": result.options.get("protocol"),
+                "decided_at": d["decided_at"],
+                "fallback_used": d["fallback_used"],
+                "winner_agent": d["winner_agent"],
+                "embedder": embed.name if embed is not None else d["embedder"],
+                "by_role": result.tokens_by_role(),
+            },
+        )
+
+    return score
+
+
+def _format(state: TaskState, result: DebateResult) -> AnswerFormat:
+    """The answer format the debate ran in (recorded), to describe choice answers by their option."""
+    options = tuple(c.value for c in state.choices)
+    name = result.options.get("answer_format") or infer_format(state.target.text)
+    return make_format(name, options if name == "choice" else ())

@@ -1,0 +1,211 @@
+"""How well a judge agrees with people, what it costs, and its biases (D3 section 4 metrics).
+
+`judge_agreement` scores a judge solver's verdict (A, B or tie) against the human label of a pair.
+The metrics read the score metadata that it and the debate-judge scorers write: `verdict`, `gold`,
+`rounds`, `early_stop`, `tokens`, `calls`, `position_consistent` and `longer`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any
+
+from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+
+from ..engine.methods.d3 import VERDICT, explanation
+from ..engine.protocols.d3 import SIDES, TIE
+from ..engine.protocols.d3 import cohen_kappa as kappa
+from ..engine.records import DebateResult
+from ..solvers._shell import STORE_KEY
+
+
+def _metadata(scores: list[SampleScore]) -> list[dict[str, Any]]:
+    return [s.score.metadata or {} for s in scores]
+
+
+def _mean(values: list[Any]) -> float:
+    present = [float(v) for v in values if v is not None]
+    return statistics.mean(present) if present else math.nan
+
+
+def _labelled(scores: list[SampleScore]) -> list[dict[str, Any]]:
+    return [m for m in _metadata(scores) if m.get("gold") is not None]
+
+
+@metric
+def cohen_kappa() -> Metric:
+    """Cohen's kappa of the verdicts against the human labels (no verdict is a class of its own)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        rows = _labelled(scores)
+        return kappa([m["gold"] for m in rows], [str(m.get("verdict")) for m in rows])
+
+    return compute
+
+
+@metric
+def position_consistency() -> Metric:
+    """Share of swapped judgments whose verdict followed the answers (NaN without swap)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("position_consistent") for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def tie_rate() -> Metric:
+    """Share of judgments that end in a tie."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("verdict") == TIE for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def mean_rounds() -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("rounds") for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def early_stop_rate() -> Metric:
+    """Share of SAMRE debates that stopped before their round limit (NaN for other judges)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("early_stop") for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def tokens_per_judgment() -> Metric:
+    """Input plus output tokens of every call behind a verdict (both orders with swap)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("tokens") for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def calls_per_judgment() -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("calls") for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def verbosity() -> Metric:
+    """Length bias (D3 spec section 4): does the judge favour the longer answer more than people?
+
+    `judge_longer` and `human_longer`: how often each picks the longer answer. `flip_rate`: how
+    often the judge picks the longer answer where people picked the shorter. `accuracy_longer_won`
+    and `accuracy_shorter_won`: agreement split by whether the people chose the longer answer.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        rows = [m for m in _labelled(scores) if m.get("longer") in SIDES and m["gold"] in SIDES]
+        longer_won = [m for m in rows if m["gold"] == m["longer"]]
+        shorter_won = [m for m in rows if m["gold"] != m["longer"]]
+
+        def share(group: list[dict[str, Any]], hit: Any) -> float | None:
+            return sum(map(hit, group)) / len(group) if group else None
+
+        return {
+            "judge_longer": share(rows, lambda m: m.get("verdict") == m["longer"]),
+            "human_longer": share(rows, lambda m: m["gold"] == m["longer"]),
+            "flip_rate": share(shorter_won, lambda m: m.get("verdict") == m["longer"]),
+            "accuracy_longer_won": share(longer_won, lambda m: m.get("verdict") == m["gold"]),
+            "accuracy_shorter_won": share(shorter_won, lambda m: m.get("verdict") == m["gold"]),
+        }
+
+    return compute
+
+
+def judgment_metadata(result: DebateResult) -> dict[str, Any]:
+    """What the metrics read from a D3 record, plus its costs by role and the options that ran."""
+    d = result.details
+    return {
+        "verdict": result.final,
+        **{k: d[k] for k in ("rounds", "early_stop", "stop_reasons", "tokens", "calls")},
+        **{k: d[k] for k in ("position_consistent", "unscored", "abstentions")},
+        "method": result.method,
+        "options": result.options,
+        "by_role": result.tokens_by_role(),
+    }
+
+
+def read_verdict(completion: str) -> str | None:
+    """A, B or tie from a judge's output (`ANSWER: tie` or a vote); None if it gives none."""
+    vote = VERDICT.extract(completion)
+    if vote is None and "answer: tie" in completion.lower():
+        return TIE
+    return vote
+
+
+def longer_side(a: str, b: str) -> str | None:
+    return None if len(a) == len(b) else ("A" if len(a) > len(b) else "B")
+
+
+@scorer(
+    metrics=[
+        accuracy(),
+        stderr(),
+        cohen_kappa(),
+        position_consistency(),
+        tie_rate(),
+        mean_rounds(),
+        early_stop_rate(),
+        tokens_per_judgment(),
+        calls_per_judgment(),
+        verbosity(),
+    ]
+)
+def judge_agreement() -> Scorer:
+    """Correct when the judge's verdict (A, B or tie) equals the human label of the pair."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        gold = target.text.strip()
+        record = state.store.get(STORE_KEY)
+        if record is not None and record.get("details", {}).get("hearings"):
+            result = DebateResult.from_dict(record)
+            verdict, metadata, why = (
+                result.final,
+                judgment_metadata(result),
+                explanation(result.details),
+            )
+        else:  # any other solver: read its verdict from the output
+            verdict = read_verdict(state.output.completion)
+            metadata, why = {"verdict": verdict}, "verdict read from the output"
+        meta = state.metadata
+        metadata |= {
+            "gold": gold,
+            "longer": longer_side(meta.get("answer_a") or "", meta.get("answer_b") or ""),
+        }
+        return Score(
+            value=CORRECT if verdict == gold else INCORRECT,
+            answer=verdict or "",
+            explanation=why,
+            metadata=metadata,
+        )
+
+    return score

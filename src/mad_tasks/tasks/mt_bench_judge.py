@@ -1,0 +1,123 @@
+"""MT-Bench human judgments (Zheng et al., 2023): which of two answers is better, by human experts.
+
+Each sample is a question (the input), two models' answers (metadata `answer_a`, `answer_b`) and
+the human verdict as the target: A, B or tie. The judge solvers (`samre` by default, `more`,
+`single_judge`) give a verdict; `judge_agreement` scores it against the people.
+
+Gold ties are kept apart, never folded into B: `ties=drop` (default) leaves them out and records
+how many in the task metadata; `ties=keep` keeps them as 3-class targets, right only for a tie.
+The public source publishes no revision to pin: without `revision` the Hub's current commit is
+resolved first, loaded exactly, and recorded in the task metadata.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from ..scorers.judge_metrics import judge_agreement
+from ..solvers.judges import samre
+from ._data import hf_records, hf_revision, pick, read_records
+
+HF_PATH = "lmsys/mt_bench_human_judgments"
+HF_SPLIT = "human"
+TIES = ("drop", "keep")
+LABELS = {"a": "A", "b": "B", "tie": "tie"}
+PASSED_ON = ("model_a", "model_b", "question_id", "turn", "category")
+
+
+def local_sample(record: dict[str, Any], where: str, n: int) -> Sample:
+    """A record in the shared file format: `question`, `answer_a`, `answer_b`, `label` (A/B/tie)."""
+    for name in ("question", "answer_a", "answer_b"):
+        value = record.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(f"{where}: '{name}' must be a non-empty string")
+    label = str(record.get("label", "")).strip().lower()
+    if label not in LABELS:
+        raise ValueError(f"{where}: 'label' must be A, B or tie, got {record.get('label')!r}")
+    return Sample(
+        id=record.get("row", n),
+        input=record["question"],
+        target=LABELS[label],
+        metadata={
+            "answer_a": record["answer_a"],
+            "answer_b": record["answer_b"],
+            **{k: record[k] for k in PASSED_ON if k in record},
+        },
+    )
+
+
+def _turns(texts: list[str]) -> str:
+    if len(texts) == 1:
+        return texts[0]
+    return "\n\n".join(f"Turn {i}: {text}" for i, text in enumerate(texts, 1))
+
+
+def hub_sample(row: dict[str, Any], n: int) -> Sample:
+    """A row of the Hub dataset: the conversation up to the judged turn, each turn labelled."""
+    turn = int(row["turn"])
+
+    def said(conversation: str, role: str) -> str:
+        return _turns([m["content"] for m in row[conversation] if m["role"] == role][:turn])
+
+    winner = row["winner"]
+    return Sample(
+        id=n,
+        input=said("conversation_a", "user"),
+        target="tie" if winner.startswith("tie") else {"model_a": "A", "model_b": "B"}[winner],
+        metadata={
+            "answer_a": said("conversation_a", "assistant"),
+            "answer_b": said("conversation_b", "assistant"),
+            "model_a": row["model_a"],
+            "model_b": row["model_b"],
+            "question_id": row["question_id"],
+            "turn": turn,
+            "annotator": row["judge"],
+            "winner": winner,
+        },
+    )
+
+
+@task
+def mt_bench_judge(
+    data_path: str | None = None,
+    ties: str = "drop",
+    revision: str | None = None,
+    shuffle: bool = False,
+    seed: int = 42,
+    subset: int | None = None,
+) -> Task:
+    """Pairwise MT-Bench human judgments for judges.
+
+    Args:
+        data_path: a local JSON/JSONL file with `question`, `answer_a`, `answer_b` and `label`
+            (A, B or tie), e.g. the shared mt_bench_human/pairs.jsonl (offline use).
+        ties: drop (leave gold ties out, counted in the task metadata) or keep (3-class).
+        revision: a commit of the Hub dataset to load (default: the current one, recorded).
+        shuffle: shuffle the pairs with `seed` before taking the subset.
+        seed: the shuffle seed.
+        subset: keep only this many pairs.
+    """
+    if ties not in TIES:
+        raise ValueError(f"invalid task option 'ties': got {ties!r}, allowed: {', '.join(TIES)}")
+    if data_path is None:
+        revision = revision or hf_revision(HF_PATH)
+        rows = hf_records(HF_PATH, HF_SPLIT, revision=revision)
+        samples = [hub_sample(row, n) for n, row in enumerate(rows, 1)]
+        source = f"https://huggingface.co/datasets/{HF_PATH} ({HF_SPLIT}, revision {revision})"
+    else:
+        records = read_records(data_path)
+        samples = [local_sample(r, f"{data_path}: record {n}", n) for n, r in enumerate(records, 1)]
+        source = data_path
+    gold_ties = sum(s.target == "tie" for s in samples)
+    if ties == "drop":
+        samples = [s for s in samples if s.target != "tie"]
+    return Task(
+        dataset=MemoryDataset(pick(samples, shuffle, seed, subset), name="mt_bench_judge"),
+        solver=samre(),
+        scorer=judge_agreement(),
+        metadata={"source": source, "revision": revision, "ties": ties, "gold_ties": gold_ties},
+        version=1,
+    )

@@ -1,0 +1,66 @@
+"""SQuAD 2.0 (Rajpurkar et al., 2018): reading comprehension where some questions have no answer in
+the passage; the validation split (11,873), scored by exact match and F1 as `squad_v2` does."""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+
+from ..scorers.debate_stats import debate_stats
+from ..scorers.squad import NO_ANSWER, squad
+from ._bench import Record, benchmark_task, hf_load, local_or, subset_option, text_field
+
+DATASET = "rajpurkar/squad_v2"
+REVISION = "3ffb306f725f7d2ce8394bc1873b24868140c412"  # inspect_evals 0.26.0, squad.py
+PRESETS = {"voting": 373, "cortex": 100}  # "Voting or Consensus?"; CortexDebate Table 1
+
+PROMPT = (
+    "Answer the question using only the context below, with the shortest span of the context "
+    f"that answers it. If the context does not answer it, the answer is {NO_ANSWER}."
+    "\n\nContext:\n{context}\n\nQuestion: {prompt}"
+)
+
+
+def record_to_sample(record: Record, where: str, number: int) -> Sample:
+    answers = record.get("answers")
+    texts = answers.get("text") if isinstance(answers, dict) else None
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise ValueError(
+            f"{where}: 'answers' must be an object with a 'text' list of strings "
+            f"(empty when unanswerable), got {answers!r:.80}"
+        )
+    unique = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+    return Sample(
+        id=record.get("id", number),
+        input=text_field(record, "question", where),
+        target=unique or NO_ANSWER,
+        metadata={
+            "answer_format": "text",
+            "context": text_field(record, "context", where),
+            "title": record.get("title"),
+        },
+    )
+
+
+@task
+def squad_v2(
+    data_path: str | None = None,
+    subset: int | str | None = None,
+    shuffle: bool | None = None,
+    seed: int = 42,
+) -> Task:
+    """SQuAD 2.0 questions (validation split), answerable and unanswerable.
+
+    Args:
+        data_path: a local JSON/JSONL file of `rajpurkar/squad_v2` rows: `id`, `context`,
+            `question`, `answers` ({"text": [...], "answer_start": [...]}, empty when
+            unanswerable), optional `title`.
+        subset: keep this many questions, or a paper's size: voting (373) or cortex (100).
+        shuffle: shuffle with `seed` before taking the subset (default: only for a paper's size).
+        seed: the shuffle seed.
+    """
+    chosen = subset_option(subset, shuffle, seed, PRESETS)
+    records, source = local_or(data_path, lambda: hf_load(DATASET, "validation", None, REVISION))
+    return benchmark_task(
+        "squad_v2", records, source, record_to_sample, chosen, PROMPT, [squad(), debate_stats()]
+    )

@@ -1,0 +1,546 @@
+"""CortexDebate on a scripted runtime: who reads whom, call counts, stop rules, votes and records.
+
+Replies depend on the call's agent and round only, never on call order. Each reply carries a
+marker `[agent_k@rd]`, so a prompt shows whose output it holds; the fake embedder maps an agent's
+marker to a fixed unit vector whose dot products are the spec's §1.6 similarities.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from scripted import ScriptedRuntime, last_user, transcript_text
+
+from mad_tasks.engine.answers import Choice, FreeText, YesNo
+from mad_tasks.engine.methods.cortex import (
+    CortexOptions,
+    ModelSize,
+    cortex,
+    initial_prompt,
+    regeneration_prompt,
+)
+from mad_tasks.engine.protocols import cortex as rules
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.session import Problem, Session
+
+QUESTION = "Is the Eiffel Tower taller than the Great Pyramid of Giza?"
+YESNO = Problem(QUESTION, YesNo())
+SIM = np.array(
+    [
+        [1.0, 0.9, 0.6, 0.5],
+        [0.9, 1.0, 0.8, 0.7],
+        [0.6, 0.8, 1.0, 0.4],
+        [0.5, 0.7, 0.4, 1.0],
+    ]
+)
+VECTORS = np.linalg.cholesky(SIM)  # row i . row j = SIM[i][j]
+GOLDEN_CONFIDENCES = ["0.95", "0.7", "0.45", "0.1"]
+GOLDEN_HEADS = {
+    "agent_1": ["agent_3", "agent_4"],
+    "agent_2": ["agent_3", "agent_4"],
+    "agent_3": ["agent_1"],
+    "agent_4": ["agent_1"],
+}
+MARKER = re.compile(r"\[agent_(\d+)@r(\d+)\]")
+
+
+def marker(agent: str, round: int) -> str:
+    return f"[{agent}@r{round}]"
+
+
+def names(n: int) -> list[str]:
+    return [f"agent_{i + 1}" for i in range(n)]
+
+
+class FakeEmbedder:
+    """Agent k's output embeds to row k of VECTORS (with `converge`, from round 1 on, all agents to
+    one vector: similarity 1); text without a marker embeds to a zero vector."""
+
+    name = "fake"
+
+    def __init__(self, fail: bool = False, converge: bool = False) -> None:
+        self.fail = fail
+        self.converge = converge
+        self.batches: list[list[str]] = []
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        if self.fail:
+            raise ConnectionError("embedding service unreachable")
+        rows = []
+        for text in texts:
+            m = MARKER.search(text)
+            if m is None:
+                rows.append(np.zeros(VECTORS.shape[1]))
+            elif self.converge and int(m.group(2)) >= 1:
+                rows.append(VECTORS[0])
+            else:
+                rows.append(VECTORS[int(m.group(1)) - 1])
+        return np.array(rows)
+
+
+def script(answers, confidences=None, unparseable=()):
+    """Reply by (agent, round): `answers[(agent, round)]` or `answers[agent]` or `answers[round]`.
+
+    Usage: one input token per character of the call's messages, so token figures are exact.
+    """
+
+    def pick(table, agent: str, round: int, default=None):
+        if table is None:
+            return default
+        for key in ((agent, round), agent, round):
+            if key in table:
+                return table[key]
+        return default
+
+    def reply(call: Call) -> Reply:
+        tag = marker(call.agent, call.round)
+        if (call.agent, call.round) in unparseable and call.attempt == 0:
+            text = f"EXPLANATION: {tag} still thinking.\nCONFIDENCE: 0.2"
+        else:
+            answer = pick(answers, call.agent, call.round)
+            conf = pick(confidences, call.agent, call.round, "0.5")
+            conf_line = f"\nCONFIDENCE: {conf}" if conf is not None else ""
+            text = f"EXPLANATION: {tag} my reasoning.{conf_line}\nANSWER: {answer}"
+        chars = sum(len(m.content) for m in call.messages)
+        return Reply(text, Usage(input_tokens=chars, output_tokens=len(text)))
+
+    return reply
+
+
+async def run(reply, problem=YESNO, embedder=None, retries=2, **options):
+    opts = CortexOptions(**{"agents": 4, "max_rounds": 1, **options})
+    rt = ScriptedRuntime(reply)
+    embedder = embedder or FakeEmbedder()
+    result = await cortex(Session(rt, problem, retries=retries), opts, embedder)
+    return rt, result
+
+
+def disagree(n: int = 4) -> dict:
+    """Answers that never reach unanimity: agent 1 says no, the others yes."""
+    return {a: ("no" if a == "agent_1" else "yes") for a in names(n)}
+
+
+def golden_confidences() -> dict:
+    return {(f"agent_{i + 1}", 0): c for i, c in enumerate(GOLDEN_CONFIDENCES)}
+
+
+# -- the golden vector, end to end ---------------------------------------------------------------------
+
+
+async def test_golden_vector_round_one_graph() -> None:
+    _, result = await run(script(disagree(), golden_confidences()))
+    [graph] = result.details["graphs"]
+    assert graph["R"] == pytest.approx([0.8, 0.6, 0.45, 0.3])
+    assert graph["S"] == [1.0, 1.0, 1.0, 1.0]
+    np.testing.assert_allclose(graph["I"], 1 - SIM)
+    # equal credibility is 1.0 here, so every weight is twice the spec's (C = 0.5): same pruning
+    expected = [
+        [None, 0.08, 0.32, 0.40],
+        [0.06, None, 0.12, 0.18],
+        [0.18, 0.09, None, 0.27],
+        [0.15, 0.09, 0.18, None],
+    ]
+    for row, want in zip(graph["W"], expected):
+        assert [w if w is None else pytest.approx(w) for w in want] == row
+    assert graph["tail_means"] == pytest.approx([0.13, 0.26 / 3, 0.62 / 3, 0.85 / 3])
+    assert graph["heads"] == GOLDEN_HEADS
+    assert graph["edges"] == [[0, 2], [0, 3], [2, 0], [2, 1], [3, 0], [3, 1]]
+    assert graph["participation_in"] == [2, 2, 1, 1]
+    assert graph["participation_out"] == [2, 0, 2, 2]
+    assert result.details["credibility"]["mode"] == "equal"
+
+
+async def test_prompt_holds_exactly_the_kept_heads_previous_outputs_never_its_own() -> None:
+    rt, result = await run(script(disagree(), golden_confidences()))
+    for agent in names(4):
+        prompt = last_user(rt.first_call(agent, 1))
+        shown = {f"agent_{m.group(1)}" for m in MARKER.finditer(prompt)}
+        assert shown == set(GOLDEN_HEADS[agent])
+        assert marker(agent, 0) not in prompt
+        assert prompt.count("--- peer ---") == len(GOLDEN_HEADS[agent])
+        assert "CONFIDENCE: 0." not in prompt  # neighbours' confidences are hidden (A7)
+        assert len(rt.first_call(agent, 1).messages) == 1  # one fresh turn, no history
+    assert [t["read"] for t in result.details["turns"][1]] == list(GOLDEN_HEADS.values())
+
+
+async def test_round_zero_prompts_are_identical_and_independent() -> None:
+    rt, _ = await run(script(disagree()))
+    first = [rt.first_call(a, 0) for a in names(4)]
+    assert {c.messages[0].content for c in first} == {initial_prompt(QUESTION, YesNo())}
+    assert all(c.purpose == "initial" and c.role == c.agent for c in first)
+    assert all(not MARKER.search(transcript_text(c)) for c in first)
+
+
+async def test_round_two_uses_running_means_and_participation() -> None:
+    confidences = {**golden_confidences(), 1: "0.65"}  # every agent: 0.65 -> 0.6 in round 1
+    rt, result = await run(script(disagree(), confidences), max_rounds=2)
+    _, g2 = result.details["graphs"]
+    assert g2["R"] == pytest.approx([(0.8 + 0.6) / 2, 0.6, (0.45 + 0.6) / 2, (0.3 + 0.6) / 2])
+    assert g2["S"] == [2.0, 2.0, 3.0, 3.0]  # 3 - P_in + 1
+    np.testing.assert_allclose(g2["I"], 1 - SIM)  # the same similarities in both rounds
+    # round 2 reads round-1 outputs only
+    for agent in names(4):
+        prompt = last_user(rt.first_call(agent, 2))
+        rounds = {m.group(2) for m in MARKER.finditer(prompt)}
+        assert rounds == {"1"}
+        assert marker(agent, 1) not in prompt
+        assert result.details["graphs"][1]["heads"][agent] == [
+            f"agent_{m.group(1)}" for m in MARKER.finditer(prompt)
+        ]
+
+
+async def test_intimacy_is_one_minus_the_running_mean_of_similarity() -> None:
+    embedder = FakeEmbedder(converge=True)  # round-0 similarities SIM, then 1 for every pair
+    _, result = await run(script(disagree()), embedder=embedder, max_rounds=3)
+    g1, g2, g3 = result.details["graphs"]
+    np.testing.assert_allclose(g1["I"], 1 - SIM)
+    np.testing.assert_allclose(g2["I"], 1 - (SIM + 1) / 2, atol=1e-12)
+    np.testing.assert_allclose(g3["I"], 1 - (SIM + 2) / 3, atol=1e-12)
+
+
+async def test_round_two_weights_by_hand() -> None:
+    confidences = {**golden_confidences(), 1: "0.65"}
+    _, result = await run(script(disagree(), confidences), max_rounds=2)
+    g2 = result.details["graphs"][1]
+    R, S, I = [0.7, 0.6, 0.525, 0.45], [2, 2, 3, 3], 1 - SIM
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                assert g2["W"][i][j] == pytest.approx(R[i] * I[i][j] / S[i])
+    W = [[math.nan if i == j else R[i] * I[i][j] / S[i] for j in range(4)] for i in range(4)]
+    keep = rules.prune(W)
+    assert g2["heads"] == {
+        f"agent_{j + 1}": [f"agent_{i + 1}" for i in rules.heads(keep, j)] for j in range(4)
+    }
+    P = [a + b for a, b in zip([2, 2, 1, 1], rules.participation(keep, "in"))]
+    assert g2["participation_in"] == P
+
+
+async def test_participation_out_changes_round_two_s() -> None:
+    _, result = await run(
+        script(disagree(), golden_confidences()), max_rounds=2, participation="out"
+    )
+    assert result.details["graphs"][1]["S"] == [2.0, 4.0, 2.0, 2.0]  # 3 - P_out + 1
+    assert result.options["participation"] == "out"
+
+
+async def test_literal_s_makes_round_one_a_full_mesh() -> None:
+    rt, result = await run(script(disagree(), golden_confidences()), s_mode="literal")
+    [graph] = result.details["graphs"]
+    assert graph["S"] == [0.0, 0.0, 0.0, 0.0]
+    assert all(w == "inf" for i, row in enumerate(graph["W"]) for j, w in enumerate(row) if i != j)
+    assert graph["keep"] == [[int(i != j) for j in range(4)] for i in range(4)]
+    for agent in names(4):
+        assert last_user(rt.first_call(agent, 1)).count("--- peer ---") == 3
+    json.dumps(result.to_dict(), allow_nan=False)  # no infinities leak into the record
+
+
+# -- call counts and stop rules ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, rounds", [(4, 3), (5, 5), (2, 1)])
+async def test_without_consensus_exactly_d_rounds_run(n: int, rounds: int) -> None:
+    rt, result = await run(script(disagree(n)), agents=n, max_rounds=rounds)
+    assert len(rt.calls) == n * (rounds + 1)
+    for agent in names(n):
+        assert [c.round for c in rt.calls_of(agent)] == list(range(rounds + 1))
+    assert result.details["rounds_executed"] == rounds
+    assert result.details["stop_reason"] == "max_rounds"
+    assert len(result.details["graphs"]) == rounds
+    assert rt.spans == [f"round {d}" for d in range(rounds + 1)]
+
+
+async def test_unanimity_in_round_one_stops_the_debate() -> None:
+    answers = {**{(a, 0): ("no" if a == "agent_2" else "yes") for a in names(4)}, 1: "yes"}
+    rt, result = await run(script(answers), max_rounds=5)
+    assert len(rt.calls) == 8
+    assert result.details["stop_reason"] == "consensus"
+    assert result.details["rounds_executed"] == 1
+    assert result.final == "yes"
+
+
+async def test_unanimity_in_round_two_stops_there() -> None:
+    answers = {0: "yes", 1: "no", 2: "yes", ("agent_1", 1): "yes"}
+    rt, result = await run(script(answers), max_rounds=5)
+    assert len(rt.calls) == 12
+    assert (result.details["stop_reason"], result.details["rounds_executed"]) == ("consensus", 2)
+
+
+async def test_unanimity_in_round_zero_does_not_stop_by_default() -> None:
+    rt, result = await run(script({0: "yes", 1: "yes"}), max_rounds=5)
+    assert len(rt.calls) == 8  # round 1 always runs (Alg. 1 checks inside the loop only)
+    assert result.details["stop_reason"] == "consensus"
+
+
+async def test_check_round0_stops_before_any_debate() -> None:
+    rt, result = await run(script({0: "yes"}), max_rounds=5, check_round0=True)
+    assert len(rt.calls) == 4
+    assert result.details["stop_reason"] == "consensus_round0"
+    assert result.details["graphs"] == [] and result.details["rounds_executed"] == 0
+    assert result.final == "yes"
+
+
+async def test_check_round0_without_agreement_debates_as_usual() -> None:
+    rt, result = await run(script(disagree()), max_rounds=2, check_round0=True)
+    assert len(rt.calls) == 12 and result.details["stop_reason"] == "max_rounds"
+
+
+async def test_an_abstention_breaks_unanimity() -> None:
+    answers = {0: "yes", 1: "yes", ("agent_3", 1): None, 2: "yes"}
+    _rt, result = await run(script(answers), max_rounds=2, retries=0)
+    assert result.details["rounds_executed"] == 2  # round 1 had an abstention: no consensus
+    assert result.details["stop_reason"] == "consensus"
+
+
+async def test_zero_rounds_is_majority_voting() -> None:
+    rt, result = await run(script({**disagree(), "agent_2": "no", "agent_3": "no"}), max_rounds=0)
+    assert len(rt.calls) == 4 and result.details["graphs"] == []
+    assert result.final == "no"
+
+
+# -- the final vote --------------------------------------------------------------------------------
+
+
+CHOICE = Problem("Pick one.\n\nA) a\nB) b\nC) c\nD) d", Choice(("a", "b", "c", "d")))
+
+
+async def test_last_round_majority_wins_over_earlier_rounds() -> None:
+    answers = {0: "A", ("agent_1", 1): "B", ("agent_2", 1): "B", ("agent_3", 1): "C", ("agent_4", 1): "A"}  # fmt: skip
+    _, result = await run(script(answers), problem=CHOICE)
+    assert result.final == "B" and not result.tally.tie
+
+
+async def test_tie_goes_to_lowest_agent_index() -> None:
+    answers = {0: "A", ("agent_1", 1): "C", ("agent_2", 1): "B", ("agent_3", 1): "B", ("agent_4", 1): "C"}  # fmt: skip
+    _rt, result = await run(script(answers), problem=CHOICE)
+    assert (result.final, result.tally.tie) == ("C", True)
+    assert result.details["vote"] == {"rule": "majority", "all_distinct": False, "tie": True}
+
+
+async def test_tie_break_none_gives_no_answer() -> None:
+    answers = {0: "A", ("agent_1", 1): "C", ("agent_2", 1): "B", ("agent_3", 1): "B", ("agent_4", 1): "C"}  # fmt: skip
+    rt, result = await run(script(answers), problem=CHOICE, tie_break="none")
+    assert result.final is None
+    assert "tie_break=none" in dict(rt.infos)["vote"]
+
+
+async def test_all_distinct_answers_give_no_answer() -> None:
+    answers = {0: "A", ("agent_1", 1): "A", ("agent_2", 1): "B", ("agent_3", 1): "C", ("agent_4", 1): "D"}  # fmt: skip
+    rt, result = await run(script(answers), problem=CHOICE)
+    assert result.final is None
+    assert result.details["vote"]["all_distinct"] is True
+    assert "every agent answered differently" in dict(rt.infos)["vote"]
+
+
+async def test_medoid_vote_for_free_text() -> None:
+    problem = Problem("Name the city.", FreeText())
+    answers = {0: "x", ("agent_1", 1): "Paris France", ("agent_2", 1): "Paris",
+               ("agent_3", 1): "Lyon", ("agent_4", 1): "Paris city"}  # fmt: skip
+
+    class WordEmbedder:
+        name = "words"
+
+        async def embed(self, texts):
+            vocab = ["paris", "france", "lyon", "city", "marker"]
+            m = np.array([[float(w in t.lower()) for w in vocab] for t in texts]) + 1e-9
+            return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    _, exact = await run(script(answers), problem=problem, embedder=WordEmbedder())
+    assert exact.final is None  # four different strings
+    _, medoid = await run(
+        script(answers), problem=problem, embedder=WordEmbedder(), freeform_vote="medoid"
+    )
+    assert medoid.final == "Paris"
+    assert medoid.details["vote"]["rule"] == "medoid"
+
+
+# -- confidences -------------------------------------------------------------------------------------
+
+
+async def test_missing_confidence_counts_as_neutral_and_is_flagged() -> None:
+    _, result = await run(script(disagree(), {"agent_2": None, "agent_3": "85%"}))
+    round0 = result.details["turns"][0]
+    assert (round0[1]["stated_confidence"], round0[1]["confidence"]) == (None, 0.5)
+    assert (round0[2]["stated_confidence"], round0[2]["confidence"]) == (0.85, 0.8)
+    assert result.details["graphs"][0]["R"][1] == 0.5
+
+
+async def test_recalibration_can_be_switched_off() -> None:
+    _, result = await run(script(disagree(), golden_confidences()), recalibration=None)
+    assert result.details["graphs"][0]["R"] == pytest.approx([0.95, 0.7, 0.45, 0.1])
+
+
+async def test_show_confidence_and_include_self() -> None:
+    rt, _ = await run(
+        script(disagree(), golden_confidences()), show_confidence=True, include_self=True
+    )
+    prompt = last_user(rt.first_call("agent_3", 1))
+    assert "CONFIDENCE: 0.95" in prompt  # agent_1's line, shown on request
+    assert prompt.index(marker("agent_3", 0)) < prompt.index("--- peer ---")  # own answer first
+    assert prompt.count("--- yours ---") == 1 and prompt.count("--- peer ---") == 1
+
+
+# -- credibility --------------------------------------------------------------------------------------
+
+
+async def test_chinchilla_credibility_when_every_size_is_known() -> None:
+    sizes = (ModelSize(7.61e9, 18e12), ModelSize(8.03e9, 15e12), ModelSize(9.24e9, 8e12), ModelSize(7.24e9, 2e12))  # fmt: skip
+    _, result = await run(script(disagree(), golden_confidences()), sizes=sizes)
+    cred = result.details["credibility"]
+    assert cred["mode"] == "chinchilla"
+    assert cred["C"] == pytest.approx([rules.credibility(s.params, s.tokens) for s in sizes])
+    W = result.details["graphs"][0]["W"]
+    assert W[0][2] == pytest.approx(cred["C"][0] * 0.8 * 0.4)
+
+
+async def test_partly_known_sizes_fall_back_to_equal_credibility() -> None:
+    sizes = (ModelSize(7.61e9, 18e12), None, ModelSize(9.24e9, 8e12), None)
+    _, result = await run(script(disagree(), golden_confidences()), sizes=sizes)
+    assert result.details["credibility"] == {
+        "mode": "equal", "C": [1.0] * 4, "unknown": ["agent_2", "agent_4"],
+    }  # fmt: skip
+    assert result.details["graphs"][0]["heads"] == GOLDEN_HEADS
+
+
+# -- embeddings ------------------------------------------------------------------------------------
+
+
+async def test_embedded_text_has_no_confidence_line_unless_raw() -> None:
+    embedder = FakeEmbedder()
+    await run(script(disagree(), golden_confidences()), embedder=embedder)
+    assert all("CONFIDENCE" not in t for t in embedder.batches[0])
+    raw = FakeEmbedder()
+    await run(script(disagree(), golden_confidences()), embedder=raw, embed_text="raw")
+    assert all("CONFIDENCE" in t for t in raw.batches[0])
+
+
+async def test_failing_embedder_is_a_warning_not_a_crash() -> None:
+    rt, result = await run(
+        script(disagree(), golden_confidences()), embedder=FakeEmbedder(fail=True)
+    )
+    [graph] = result.details["graphs"]
+    assert graph["I"] == [[1.0] * 4] * 4  # cos taken as 0
+    assert "embedding service unreachable" in result.details["warnings"][0]
+    assert "warning" in rt.info_titles()
+    assert result.final == "yes"
+
+
+async def test_nan_similarity_counts_as_zero() -> None:
+    class NaNEmbedder:
+        name = "nan"
+
+        async def embed(self, texts):
+            return np.full((len(texts), 3), np.nan)
+
+    _, result = await run(script(disagree()), embedder=NaNEmbedder())
+    [graph] = result.details["graphs"]
+    assert graph["I"] == [[1.0] * 4] * 4
+    assert graph["keep"] == [[int(i != j) for j in range(4)] for i in range(4)]  # equal weights
+
+
+async def test_zero_embeddings_count_as_no_similarity() -> None:
+    def unmarked(call: Call) -> Reply:
+        return Reply("EXPLANATION: nothing special.\nCONFIDENCE: 0.5\nANSWER: yes", Usage(10, 2))
+
+    _, result = await run(unmarked)
+    assert result.details["graphs"][0]["I"] == [[1.0] * 4] * 4
+
+
+# -- token accounting and the full-mesh counterfactual ----------------------------------------------
+
+
+def shown(agent: str, round: int, answer: str) -> str:
+    """What a neighbour reads of a scripted output: the confidence line is left out."""
+    return f"EXPLANATION: {marker(agent, round)} my reasoning.\nANSWER: {answer}"
+
+
+async def test_counterfactual_is_the_full_mesh_prompt_size_of_every_call() -> None:
+    _, result = await run(script(disagree(), golden_confidences()))
+    context = result.details["context"]
+    calls = {(c["agent"], c["round"]): c for c in context["per_call"]}
+    answer = disagree()
+    for agent in names(4):
+        others = [shown(a, 0, answer[a]) for a in names(4) if a != agent]
+        full = len(regeneration_prompt(QUESTION, YesNo(), others))
+        kept = [shown(a, 0, answer[a]) for a in GOLDEN_HEADS[agent]]
+        actual = len(regeneration_prompt(QUESTION, YesNo(), kept))
+        c = calls[(agent, 1)]
+        assert (c["input_tokens"], c["full_mesh_input_tokens"]) == (actual, full)
+        assert c["neighbours"] == len(GOLDEN_HEADS[agent])
+        c0 = calls[(agent, 0)]
+        assert (
+            c0["input_tokens"]
+            == c0["full_mesh_input_tokens"]
+            == len(initial_prompt(QUESTION, YesNo()))
+        )
+    total = sum(c["input_tokens"] for c in context["per_call"])
+    full_total = sum(c["full_mesh_input_tokens"] for c in context["per_call"])
+    assert (context["input_tokens"], context["full_mesh_input_tokens"]) == (total, full_total)
+    assert context["ratio"] == pytest.approx(total / full_total) and context["ratio"] < 1
+    assert context["round0_input_tokens"] == 4 * len(initial_prompt(QUESTION, YesNo()))
+    assert context["per_agent"]["agent_1"]["calls"] == 2
+    assert total == sum(c.input_tokens for c in result.calls)
+
+
+async def test_counterfactual_of_a_retry_adds_the_same_left_out_text() -> None:
+    _rt, result = await run(script(disagree(), golden_confidences(), unparseable={("agent_3", 1)}))
+    retry = [
+        c
+        for c in result.details["context"]["per_call"]
+        if c["agent"] == "agent_3" and c["round"] == 1
+    ]
+    assert [c["attempt"] for c in retry] == [0, 1]
+    assert retry[1]["input_tokens"] > retry[0]["input_tokens"]
+    gap = [c["full_mesh_input_tokens"] - c["input_tokens"] for c in retry]
+    assert gap[0] == gap[1] > 0
+    # the follow-up's confidence line (0.5) replaces the first reply's 0.2
+    assert result.details["turns"][1][2]["stated_confidence"] == 0.5
+
+
+async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None:
+    answers = disagree()
+    _rt_mdm, mdm = await run(script(answers, golden_confidences()), max_rounds=3)
+    rt_full, full = await run(script(answers, golden_confidences()), max_rounds=3, topology="full")
+    for agent in names(4):
+        for d in (1, 2, 3):
+            assert last_user(rt_full.first_call(agent, d)).count("--- peer ---") == 3
+    assert all(len(h) == 3 for g in full.details["graphs"] for h in g["heads"].values())
+    by_call = lambda r: {(c.agent, c.round, c.attempt): c.input_tokens for c in r.calls}
+    mdm_calls, full_calls = by_call(mdm), by_call(full)
+    assert mdm_calls.keys() == full_calls.keys()
+    assert all(full_calls[k] >= mdm_calls[k] for k in mdm_calls)
+    assert sum(full_calls.values()) > sum(mdm_calls.values())
+    assert full.details["context"]["ratio"] == 1.0
+    # the counterfactual of the sparse run is exactly the full run's cost on this script
+    assert mdm.details["context"]["full_mesh_input_tokens"] == sum(full_calls.values())
+
+
+# -- viewer and records ---------------------------------------------------------------------------
+
+
+async def test_every_round_has_a_span_a_graph_and_an_answer_table() -> None:
+    rt, _result = await run(script(disagree(), golden_confidences()), max_rounds=2)
+    assert rt.spans == ["round 0", "round 1", "round 2"]
+    assert rt.info_titles() == ["round 0", "graph 1", "round 1", "graph 2", "round 2", "vote"]
+    assert all(r.span == f"round {r.call.round}" for r in rt.recorded)
+    graph = dict(rt.infos)["graph 1"]
+    assert "| agent_3 | agent_1 |" in graph  # who reads whom
+    assert "| agent_1 | – | 0.080 | **0.320** | **0.400** |" in graph  # W, kept edges in bold
+    answers = dict(rt.infos)["round 1"]
+    assert "| agent_1 | no |" in answers
+
+
+async def test_record_round_trips_through_json() -> None:
+    _, result = await run(script(disagree(), golden_confidences()), max_rounds=2)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert DebateResult.from_dict(data) == DebateResult.from_dict(result.to_dict())
+    assert data["method"] == "cortex"
+    assert data["options"]["topology"] == "mdm" and data["options"]["embedder"] == "fake"
+    assert len(data["answers"]) == 12 and data["details"]["rounds_executed"] == 2

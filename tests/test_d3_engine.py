@@ -1,0 +1,451 @@
+"""MORE, SAMRE and the single judge on a scripted runtime: exact call counts, who sees what, the
+stop rule with real token usage, the jury's tie-breaks, abstentions, anonymisation and the position
+swap.
+
+Replies are chosen by the kind of prompt (defence request, judge scoring, juror vote) and by what it
+shows, never by call order: calls of one stage run concurrently."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+from scripted import ScriptedRuntime, last_user, transcript_text
+
+from mad_tasks.engine import prompts
+from mad_tasks.engine.methods import d3
+from mad_tasks.engine.methods.d3 import PERSONAS, SCORES, VERDICT, Jury, Pair, Swap, single_judge
+from mad_tasks.engine.methods.more import more
+from mad_tasks.engine.methods.samre import samre
+from mad_tasks.engine.protocols.d3 import StopRule
+from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.session import Problem, Session
+
+PAIR = Pair(
+    "What is the capital of Australia?",
+    "Canberra has been the capital since 1913; claude-v1 wrote this.",
+    "Sydney, the largest city.",
+    hidden=("claude-v1", "gpt-4"),
+)
+GOOD = "Canberra"
+
+Score = Callable[[Call], "tuple[int, int] | str | None"]
+Vote = Callable[[Call], "str | None"]
+
+
+def tag(call: Call) -> str:
+    """A trace of who wrote a defence (unlike the agent id itself, which the record hides)."""
+    return f"<{call.agent.replace('_', '-').replace('/', '-')} round {call.round} {call.purpose}>"
+
+
+def good_side(call: Call) -> str:
+    """The position where the better answer is shown in this prompt."""
+    a, _ = d3.shown_answers(transcript_text(call))
+    return "A" if GOOD in a else "B"
+
+
+def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
+    """Defences carry a tag (and, to test anonymisation, the writer's own id and a model name);
+    the judge replies with `score(call)` totals (None: no totals; str: the raw reply); jurors vote
+    `vote(call)` (None: no vote). `usage` sets token usage per role."""
+
+    def reply(call: Call) -> Reply:
+        prompt = transcript_text(call)
+        kind = d3.prompt_kind(prompt)
+        if kind == "defend":
+            text = f"{tag(call)} {call.agent} (GPT-4) argues for Answer {d3.defended_side(prompt)}."
+        elif kind == "score":
+            s = score(call)
+            criteria = "\n".join(f"{i}. [15, 12]" for i in range(1, 7))
+            feedback = f"Feedback A: <feedback round {call.round}>\nFeedback B: sharpen it."
+            if isinstance(s, str):
+                text = s
+            elif s is None:  # no totals, and no criterion lines to add up either
+                text = f"{feedback}\nBoth have merit; I will not score them."
+            else:
+                text = f"{criteria}\n{feedback}\nANSWER: ({s[0]}, {s[1]})"
+        elif kind == "vote":
+            v = vote(call)
+            text = f"As {call.agent} I weighed the record.\n" + (
+                f"ANSWER: {v}" if v else "Undecided."
+            )
+        else:
+            raise AssertionError(f"not a D3 prompt: {prompt[:100]!r}")
+        return Reply(text, (usage or {}).get(call.role, Usage(10, 2)))
+
+    return reply
+
+
+def fixed(a: int, b: int) -> Score:
+    return lambda call: (a, b)
+
+
+def by_round(*totals: tuple[int, int] | None) -> Score:
+    return lambda call: totals[call.round - 1]
+
+
+def votes(**by_juror: str | None) -> Vote:
+    return lambda call: by_juror[call.agent.removeprefix("swapped/")]
+
+
+def unanimous(side: str) -> Vote:
+    return lambda call: side
+
+
+def new_session(rt: ScriptedRuntime, retries: int = 1) -> Session:
+    return Session(rt, Problem(PAIR.question, VERDICT), retries=retries)
+
+
+def purposes(rt: ScriptedRuntime) -> Counter:
+    return Counter((c.role, c.purpose) for c in rt.calls)
+
+
+def prompts_of(rt: ScriptedRuntime, role: str, purpose: str | None = None) -> list[str]:
+    return [
+        transcript_text(c)
+        for c in rt.calls
+        if c.role == role and (purpose is None or c.purpose == purpose)
+    ]
+
+
+JURORS_3_2 = votes(juror_1="A", juror_2="B", juror_3="A", juror_4="B", juror_5="A")
+
+
+# -- MORE ------------------------------------------------------------------------------------------
+
+
+async def test_more_k3_five_jurors_makes_exactly_fourteen_calls() -> None:
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    result = await more(new_session(rt), PAIR, advocates=3)
+
+    assert len(rt.calls) == 14
+    assert purposes(rt) == {
+        ("advocate", "argument"): 6,
+        ("advocate", "merged"): 2,
+        ("judge", "score"): 1,
+        ("juror", "vote"): 5,
+    }
+    assert rt.spans == ["advocates", "merge", "judge", "jury"]
+    assert rt.info_titles() == ["judge", "jury", "verdict"]
+    assert (result.method, result.final, len(result.calls)) == ("more", "A", 14)
+    details = result.details
+    assert (details["rounds"], details["early_stop"], details["calls"]) == (1, None, 14)
+    assert details["tokens"] == 14 * 12
+    assert details["position_consistent"] is None
+    [hearing] = details["hearings"]
+    assert hearing["verdict"]["votes"] == {"A": 3, "B": 2}
+    assert result.options["advocates"] == 3 and result.options["aggregation"] == "synthesis"
+
+
+async def test_more_advocates_write_alone_and_each_strategist_reads_only_its_team() -> None:
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    await more(new_session(rt), PAIR, advocates=3)
+    by_agent = {c.agent: transcript_text(c) for c in rt.calls}
+
+    for side in "ab":
+        for j in (1, 2, 3):
+            prompt = by_agent[f"advocate_{side}_{j}"]
+            assert f"You defend Answer {side.upper()}" in prompt
+            assert f"advocate {j} of 3" in prompt
+            assert "<advocate-" not in prompt  # no teammate's or opponent's defence
+        merge = by_agent[f"strategist_{side}"]
+        assert all(f"<advocate-{side}-{j} round 1 argument>" in merge for j in (1, 2, 3))
+        other = "b" if side == "a" else "a"
+        assert f"<advocate-{other}-" not in merge
+
+    [judge] = prompts_of(rt, "judge")
+    assert "<strategist-a round 1 merged>" in judge and "<strategist-b round 1 merged>" in judge
+    assert "<advocate-" not in judge  # the judge reads the merged defences only
+    for juror in prompts_of(rt, "juror"):
+        assert "<strategist-a round 1 merged>" in juror and "<feedback round 1>" in juror
+        assert "<advocate-" not in juror
+
+
+async def test_jurors_get_the_papers_personas_in_turn() -> None:
+    rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
+    await more(new_session(rt), PAIR, advocates=1, jury=Jury(size=7))
+    for i in range(7):
+        [call] = rt.calls_of(f"juror_{i + 1}")
+        assert last_user(call).startswith(f"You are a juror: {PERSONAS[i % 5]}.")
+    rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
+    await more(new_session(rt), PAIR, advocates=1, jury=Jury(size=3, personas=False))
+    assert all(d3.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
+
+
+async def test_the_record_is_anonymised_before_judge_and_jury_read_it() -> None:
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    result = await more(new_session(rt), PAIR, advocates=2)
+    ids = ("advocate_a_1", "advocate_b_2", "strategist_a", "juror_")
+    for prompt in prompts_of(rt, "judge") + prompts_of(rt, "juror"):
+        assert not any(i in prompt for i in ids)
+        assert "gpt-4" not in prompt.lower() and "claude-v1" not in prompt
+        assert "[hidden]" in prompt
+    # the answers themselves are anonymised for everyone, advocates included
+    assert all("claude-v1" not in p for p in prompts_of(rt, "advocate"))
+    assert "claude-v1" not in result.details["hearings"][0]["transcript"]
+
+
+async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> None:
+    pairings = {1: (80, 90), 2: (95, 60), 3: None}  # judge 3 never gives totals
+
+    def score(call: Call) -> tuple[int, int] | None:
+        return pairings[int(call.agent.rsplit("_", 1)[1])]
+
+    jurors = votes(juror_1="A", juror_2="B", juror_3=None, juror_4="B", juror_5="A")
+    rt = ScriptedRuntime(court(score, jurors))
+    result = await more(new_session(rt), PAIR, advocates=3, aggregation="max_score")
+
+    assert purposes(rt) == {
+        ("advocate", "argument"): 6,
+        ("judge", "score"): 3 + 1,  # judge 3 is followed up once
+        ("juror", "vote"): 5 + 1,  # juror 3 too
+    }
+    for j in (1, 2, 3):
+        prompt = transcript_text(rt.first_call(f"judge_{j}", 1))
+        assert f"<advocate-a-{j} round 1 argument>" in prompt
+        assert f"<advocate-b-{j} round 1 argument>" in prompt
+        assert sum(f"<advocate-{s}-{i} " in prompt for s in "ab" for i in (1, 2, 3)) == 2
+    # 2-2 with an abstention: the best totals (95, 90) settle it for A
+    verdict = result.details["hearings"][0]["verdict"]
+    assert verdict == {
+        "winner": "A",
+        "votes": {"A": 2, "B": 2},
+        "abstentions": 1,
+        "tiebreak_used": True,
+        "judge_gap": 5,
+    }
+    assert result.details["unscored"] == 1 and result.details["abstentions"] == 1
+
+
+# -- SAMRE -----------------------------------------------------------------------------------------
+
+
+async def test_samre_stops_at_round_two_when_the_gap_holds() -> None:
+    rt = ScriptedRuntime(
+        court(by_round((80, 70), (82, 70), (81, 70), (99, 6), (99, 6)), JURORS_3_2)
+    )
+    result = await samre(new_session(rt), PAIR)
+
+    assert len(rt.calls) == 2 * 3 + 5
+    assert rt.spans == ["round 1", "round 2", "jury"]
+    assert rt.info_titles() == ["round 1", "round 2", "jury", "verdict"]
+    d = result.details
+    assert (d["rounds"], d["stop_reasons"], d["early_stop"]) == (2, ["converged"], 1.0)
+    assert result.final == "A"
+    assert result.options["stopping"] == "signed" and result.options["window"] == 2
+
+
+async def test_samre_code_preset_stops_at_round_three() -> None:
+    rt = ScriptedRuntime(
+        court(by_round((80, 70), (82, 70), (81, 70), (99, 6), (99, 6)), JURORS_3_2)
+    )
+    rule = StopRule(stopping="code", window=3, min_rounds=3)
+    result = await samre(new_session(rt), PAIR, rule=rule)
+    assert len(rt.calls) == 3 * 3 + 5
+    assert (result.details["rounds"], result.details["stop_reasons"]) == (3, ["converged"])
+
+
+async def test_samre_token_budget_is_measured_from_usage_and_checked_after_the_round() -> None:
+    usage = {"advocate": Usage(300, 100), "judge": Usage(150, 50), "juror": Usage(1, 1)}
+    totals = by_round((80, 70), (100, 70), (120, 70), (70, 90), (99, 6))  # never steady
+    rt = ScriptedRuntime(court(totals, JURORS_3_2, usage))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(token_budget=2500))
+    d = result.details
+    assert (d["rounds"], d["stop_reasons"]) == (3, ["token_budget"])
+    assert d["tokens"] == 3 * 1000 + 5 * 2
+    assert "3000 tokens so far; stop: token_budget" in rt.infos[2][1]
+
+
+async def test_samre_without_stop_runs_to_the_round_limit() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 80), (80, 70)), JURORS_3_2))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3))
+    assert (result.details["rounds"], result.details["stop_reasons"]) == (3, ["max_rounds"])
+    assert result.details["early_stop"] == 0.0
+
+
+async def test_samre_advocates_read_only_the_previous_round() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 80), (80, 70)), JURORS_3_2))
+    await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3))
+
+    for side, other in (("a", "b"), ("b", "a")):
+        first = transcript_text(rt.first_call(f"advocate_{side}", 1))
+        assert "<advocate-" not in first and "<feedback" not in first
+        third = transcript_text(rt.first_call(f"advocate_{side}", 3))
+        assert f"<advocate-{side} round 2 argument>" in third  # its own previous defence
+        assert f"<advocate-{other} round 2 argument>" in third  # the opponent's, same round
+        assert "<feedback round 2>" in third  # the judge's evaluation of round 2
+        assert "Scores: A 70, B 80" in third and "ANSWER: (" not in third
+        assert "round 3 argument" not in third  # nobody's current defence (symmetric rule)
+        assert "round 1 argument" not in third and "<feedback round 1>" not in third
+
+
+async def test_samre_judge_sees_the_current_defences_and_its_earlier_totals() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), None, (80, 70)), JURORS_3_2))
+    await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3))
+    third = transcript_text(rt.first_call("judge", 3))
+    assert "<advocate-a round 3 argument>" in third and "<advocate-b round 3 argument>" in third
+    assert "round 2 argument" not in third
+    assert "This is round 3 of at most 3." in third
+    assert "earlier rounds: (80, 70), unscored." in third
+    # the unscored round 2 was followed up once with the reminder, then left unscored
+    assert [c.attempt for c in rt.calls_of("judge", 2)] == [0, 1]
+    assert last_user(rt.calls_of("judge", 2)[1]) == prompts.reminder(SCORES)
+
+
+async def test_the_jury_reads_every_round() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 80), (80, 70)), JURORS_3_2))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3))
+    juror = transcript_text(rt.first_call("juror_1", 3))
+    for r in (1, 2, 3):
+        assert f"Round {r}" in juror and f"<feedback round {r}>" in juror
+        assert f"<advocate-a round {r} argument>" in juror
+    assert "Scores: A 70, B 80" in juror
+    assert "ANSWER: (" not in juror  # the judge's totals line never rivals the juror's own
+    assert result.details["hearings"][0]["transcript"] in juror
+
+
+async def test_samre_summaries_replace_the_defences() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), (81, 70)), JURORS_3_2))
+    result = await samre(new_session(rt), PAIR, summarize=True)
+    assert purposes(rt)[("advocate", "summary")] == 4
+    judge = transcript_text(rt.first_call("judge", 1))
+    assert "<advocate-a round 1 summary>" in judge and "round 1 argument>" not in judge
+    assert "<advocate-a round 1 summary>" in transcript_text(rt.first_call("advocate_b", 2))
+    assert "round 1 argument>" not in result.details["hearings"][0]["transcript"]
+
+
+async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() -> None:
+    jurors = votes(juror_1="B", juror_2="A", juror_3="A", juror_4="B", juror_5=None)
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 75)), jurors))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2))
+    assert [c.attempt for c in rt.calls_of("juror_5")] == [0, 1]  # followed up once, then abstains
+    verdict = result.details["hearings"][0]["verdict"]
+    assert (verdict["winner"], verdict["tiebreak_used"], verdict["judge_gap"]) == ("A", True, 5)
+    assert result.final == "A"
+    # the final round alone would have said B
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 75)), jurors))
+    final = await samre(
+        new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(tiebreak="final")
+    )
+    assert final.final == "B"
+
+
+async def test_a_tied_jury_and_a_tied_judge_give_a_tie() -> None:
+    jurors = votes(juror_1="B", juror_2="A", juror_3=None, juror_4="B", juror_5="A")
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 80)), jurors))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2))
+    assert result.final == "tie"
+    assert "tied vote, settled by the judge's cumulative gap +0" in rt.infos[-2][1]
+
+
+async def test_jurors_alone_never_decide_for_b_by_default() -> None:
+    rt = ScriptedRuntime(court(fixed(70, 90), lambda call: None))  # every juror abstains
+    result = await more(new_session(rt, retries=0), PAIR, advocates=1)
+    verdict = result.details["hearings"][0]["verdict"]
+    assert verdict["abstentions"] == 5 and verdict["tiebreak_used"]
+    assert result.final == "B"  # from the judge's gap (-20), not from the abstentions
+    rt = ScriptedRuntime(court(lambda call: None, lambda call: None))
+    assert (await more(new_session(rt, retries=0), PAIR, advocates=1)).final == "tie"
+
+
+async def test_no_jury_lets_the_judge_decide() -> None:
+    rt = ScriptedRuntime(court(by_round((60, 70), (70, 72)), JURORS_3_2))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(size=0))
+    assert not any(c.role == "juror" for c in rt.calls)
+    assert result.final == "B" and result.details["hearings"][0]["verdict"]["judge_gap"] == -12
+
+
+# -- the position swap -----------------------------------------------------------------------------
+
+
+def position_bias(call: Call) -> tuple[int, int]:
+    return (90, 70)  # whatever is shown first wins
+
+
+async def test_a_court_that_favours_the_first_position_is_inconsistent() -> None:
+    rt = ScriptedRuntime(court(position_bias, unanimous("A")))
+    result = await more(new_session(rt), PAIR, advocates=1, swap=Swap(enabled=True))
+    assert len(rt.calls) == 2 * (2 + 2 + 1 + 5)
+    assert {"order AB", "order BA"} <= set(rt.spans)
+    assert any(c.agent.startswith("swapped/") for c in rt.calls)
+    swapped_judge = transcript_text(rt.first_call("swapped/judge", 1))
+    assert swapped_judge.index("Sydney") < swapped_judge.index("Canberra")  # really reversed
+    d = result.details
+    assert [h["verdict"]["winner"] for h in d["hearings"]] == ["A", "A"]
+    assert (result.final, d["position_consistent"]) == ("tie", False)
+    assert d["calls"] == 20 and len(result.calls) == 20
+
+
+async def test_the_gap_resolution_sums_the_judges_gaps_over_both_orders() -> None:
+    def biased_and_fair(call: Call) -> tuple[int, int]:
+        # +20 for the first position, +10 for the better answer
+        a, b = 80 + 20, 80
+        return (a + 10, b) if good_side(call) == "A" else (a, b + 10)
+
+    rt = ScriptedRuntime(court(biased_and_fair, unanimous("A")))
+    result = await more(
+        new_session(rt), PAIR, advocates=1, jury=Jury(size=0), swap=Swap(True, "gap")
+    )
+    # as given: +30 for A; reversed: +10 for the first position (B) -> -10 for A; sum +20
+    assert [h["verdict"]["judge_gap"] for h in result.details["hearings"]] == [30, 10]
+    assert (result.final, result.details["position_consistent"]) == ("A", False)
+
+
+async def test_a_court_that_follows_the_answers_is_consistent() -> None:
+    rt = ScriptedRuntime(court(fixed(80, 80), good_side))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), swap=Swap(True))
+    assert [h["verdict"]["winner"] for h in result.details["hearings"]] == ["A", "B"]
+    assert (result.final, result.details["position_consistent"]) == ("A", True)
+
+
+# -- the single judge ------------------------------------------------------------------------------
+
+
+async def test_single_judge_is_one_call_on_the_same_criteria() -> None:
+    rt = ScriptedRuntime(court(fixed(70, 95), JURORS_3_2))
+    result = await single_judge(new_session(rt), PAIR)
+    [call] = rt.calls
+    assert (call.agent, call.role, call.purpose) == ("judge", "judge", "score")
+    prompt = transcript_text(call)
+    assert "Canberra" in prompt and "Sydney" in prompt and "claude-v1" not in prompt
+    for criterion in d3.CRITERIA:
+        assert criterion in prompt
+    assert (result.method, result.final, result.details["rounds"]) == ("single_judge", "B", 1)
+    assert rt.spans == ["judge"] and rt.info_titles() == ["judge", "verdict"]
+
+
+async def test_single_judge_without_totals_is_a_tie_after_the_follow_up() -> None:
+    rt = ScriptedRuntime(court(lambda call: None, JURORS_3_2))
+    result = await single_judge(new_session(rt), PAIR)
+    assert [c.attempt for c in rt.calls] == [0, 1]
+    assert (result.final, result.details["unscored"]) == ("tie", 1)
+
+
+async def test_single_judge_swap_makes_two_calls() -> None:
+    rt = ScriptedRuntime(
+        court(lambda call: (95, 70) if good_side(call) == "A" else (70, 95), JURORS_3_2)
+    )
+    result = await single_judge(new_session(rt), PAIR, Swap(True))
+    assert len(rt.calls) == 2
+    assert (result.final, result.details["position_consistent"]) == ("A", True)
+
+
+async def test_judge_replies_are_parsed_strictly() -> None:
+    echo = "Like the example ANSWER: (95, 87) says...\n1. [15, 12]\nANSWER: (130, 20)"
+    rt = ScriptedRuntime(court(lambda call: echo if call.attempt == 0 else (60, 80), JURORS_3_2))
+    result = await single_judge(new_session(rt), PAIR)
+    [evaluation] = result.details["hearings"][0]["evaluations"]
+    assert evaluation["scores"] == (60, 80)
+    assert evaluation["attempts"] == 2 and result.final == "B"
+
+
+@pytest.mark.parametrize("method", ["more", "samre", "single"])
+async def test_every_call_has_a_role_of_the_court(method: str) -> None:
+    rt = ScriptedRuntime(court(fixed(80, 60), JURORS_3_2))
+    run = {"more": more, "samre": samre, "single": single_judge}[method]
+    result = await run(new_session(rt), PAIR)
+    assert {c.role for c in rt.calls} <= {"advocate", "judge", "juror"}
+    assert set(result.tokens_by_role()) == {c.role for c in rt.calls}
+    assert all(re.fullmatch(r"[a-z_/0-9]+", c.agent) for c in rt.calls)

@@ -1,0 +1,439 @@
+"""The D3 judges inside Inspect: the mt_bench_judge task with each judge solver, model roles, the
+position-swap metric, the debate-judge scorers in an eval and after the fact, the task's data
+loading and ties, and option checks. Models are `madsim` or `mockllm` replying by prompt content,
+always with token usage."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval, score
+from inspect_ai._util.registry import registry_info, registry_lookup
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.solver import TaskState
+
+from mad_tasks.engine.methods import d3
+from mad_tasks.scorers.answers import final_answer
+from mad_tasks.scorers.judges import ScorerOptionError, more_judge, samre_judge
+from mad_tasks.solvers.baselines import single
+from mad_tasks.solvers.judges import more, pair_of, samre, single_judge, stop_rule
+from mad_tasks.tasks import mt_bench_judge as mt
+from mad_tasks.tasks.mt_bench_judge import hub_sample, mt_bench_judge
+from mad_tasks.tasks.strategyqa import strategyqa
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+PAIRS = DATA / "mt_bench_human" / "pairs.jsonl"
+STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
+STORE_KEY = "mad_tasks:debate"
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Callable[..., EvalLog]:
+    def run_eval(task: Task, **kwargs) -> EvalLog:
+        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
+        assert log.status == "success", log.error
+        return log
+
+    return run_eval
+
+
+def metrics(log: EvalLog, scorer: str) -> dict[str, float]:
+    return {
+        name: m.value
+        for s in log.results.scores
+        if s.scorer == scorer
+        for name, m in s.metrics.items()
+    }
+
+
+def events(sample: EvalSample, kind: str) -> list:
+    return [e for e in sample.events if e.event == kind]
+
+
+def judge_task(limit: int = 4) -> Task:
+    return mt_bench_judge(data_path=str(PAIRS), subset=limit)
+
+
+# -- mt_bench_judge with each judge on the simulated model -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "solver, calls, spans",
+    [
+        (more(), 14, ["advocates", "merge", "judge", "jury"]),
+        (samre(max_rounds=2), None, ["round 1", "jury"]),
+        (single_judge(), 1, ["judge"]),
+    ],
+)
+def test_judges_on_mt_bench_pairs(run, solver, calls: int | None, spans: list[str]) -> None:
+    log = run(judge_task(), solver=solver, model="madsim/x")
+    m = metrics(log, "judge_agreement")
+    assert {"accuracy", "cohen_kappa", "tie_rate", "mean_rounds", "tokens_per_judgment"} <= set(m)
+    assert {"judge_longer", "human_longer", "calls_per_judgment", "position_consistency"} <= set(m)
+    assert m["tokens_per_judgment"] > 0
+    method = registry_info(solver).name.split("/")[1]
+    for sample in log.samples:
+        record = sample.store[STORE_KEY]
+        assert record["method"] == method
+        assert sample.output.completion == f"ANSWER: {record['final']}"
+        assert record["final"] in ("A", "B", "tie")
+        model_calls = events(sample, "model")
+        assert len(model_calls) == (calls or record["details"]["calls"])
+        assert {e.role for e in model_calls} <= {"advocate", "judge", "juror"}
+        names = [e.name for e in events(sample, "span_begin")]
+        assert all(name in names for name in spans)
+        infos = [e.source for e in events(sample, "info")]
+        assert infos[-1] == "verdict"
+        assert ("jury" in infos) is (method != "single_judge")
+        score = sample.scores["judge_agreement"]
+        assert score.answer == record["final"] and score.metadata["gold"] == sample.target
+        assert score.metadata["tokens"] == sum(
+            e.output.usage.input_tokens + e.output.usage.output_tokens for e in model_calls
+        )
+    if method == "samre":
+        assert 1 <= m["mean_rounds"] <= 2 and 0 <= m["early_stop_rate"] <= 1
+
+
+def test_accurate_judges_agree_with_people(run) -> None:
+    task = mt_bench_judge(data_path=str(PAIRS), shuffle=True, seed=3, subset=6)
+    assert {s.target for s in task.dataset} == {"A", "B"}
+    log = run(task, solver=samre(), model="madsim/x", model_args={"accuracy": 1.0})
+    m = metrics(log, "judge_agreement")
+    assert (m["accuracy"], m["cohen_kappa"], m["tie_rate"]) == (1.0, 1.0, 0.0)
+    # a perfect judge that never errs converges at round 2 on every pair
+    assert (m["mean_rounds"], m["early_stop_rate"]) == (2.0, 1.0)
+
+
+def test_judge_role_runs_on_its_own_model(run) -> None:
+    log = run(
+        judge_task(2),
+        solver=more(advocates=1, jurors=3),
+        model="madsim/x",
+        model_roles={"judge": "madsim/strong"},
+    )
+    used = {(e.role, e.model) for s in log.samples for e in events(s, "model")}
+    assert used == {("advocate", "madsim/x"), ("judge", "madsim/strong"), ("juror", "madsim/x")}
+    assert set(log.stats.role_usage) == {"advocate", "judge", "juror"}
+
+
+def test_short_solver_names_resolve() -> None:
+    for name in ("more", "samre", "single_judge"):
+        assert registry_lookup("solver", name) is not None
+        assert registry_info(registry_lookup("solver", name)()).name == f"mad_tasks/{name}"
+    for name in ("more_judge", "samre_judge", "judge_agreement"):
+        assert registry_lookup("scorer", f"mad_tasks/{name}") is not None
+    assert registry_lookup("task", "mad_tasks/mt_bench_judge") is not None
+
+
+# -- the position swap, on a mock judge that favours the first answer shown ------------------------
+
+
+def mock(reply: Callable[[str], str]) -> Model:
+    def output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
+        out = ModelOutput.from_content(
+            model="mockllm/model", content=reply("\n".join(m.text for m in input))
+        )
+        out.usage = ModelUsage(input_tokens=20, output_tokens=5, total_tokens=25)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=output)
+
+
+def court_reply(prefer: Callable[[str, str, str], str]) -> Callable[[str], str]:
+    """A judge and jury that prefer `prefer(answer shown first, answer shown second, prompt)`."""
+
+    def reply(prompt: str) -> str:
+        kind = d3.prompt_kind(prompt)
+        if kind == "defend":
+            return f"Answer {d3.defended_side(prompt)} is the better one."
+        side = prefer(*d3.shown_answers(prompt), prompt)
+        if kind == "score":
+            return "ANSWER: (90, 70)" if side == "A" else "ANSWER: (70, 90)"
+        return f"Juror reasoning.\nANSWER: {side}"
+
+    return reply
+
+
+def first_shown(a: str, b: str, prompt: str) -> str:
+    return "A"
+
+
+def test_position_bias_gives_zero_consistency_and_ties(run) -> None:
+    log = run(
+        judge_task(3), solver=more(advocates=1, swap=True), model=mock(court_reply(first_shown))
+    )
+    m = metrics(log, "judge_agreement")
+    assert (m["position_consistency"], m["tie_rate"], m["accuracy"]) == (0.0, 1.0, 0.0)
+    for sample in log.samples:
+        assert sample.store[STORE_KEY]["details"]["position_consistent"] is False
+        assert {e.name for e in events(sample, "span_begin")} >= {"order AB", "order BA"}
+
+
+def test_a_judge_that_follows_the_content_is_consistent(run) -> None:
+    def longer(a: str, b: str, prompt: str) -> str:
+        return "A" if len(a) > len(b) else "B"
+
+    log = run(judge_task(3), solver=single_judge(swap=True), model=mock(court_reply(longer)))
+    m = metrics(log, "judge_agreement")
+    assert m["position_consistency"] == 1.0 and m["judge_longer"] == 1.0
+    assert m["calls_per_judgment"] == 2.0
+
+
+# -- the debate judges as scorers of any task ------------------------------------------------------
+
+
+def test_samre_judge_grades_a_task_output_against_its_reference(run) -> None:
+    # the model under test is always wrong; judge, advocates and jurors run on a perfect judge
+    judge = get_model("madsim/judge", accuracy=1.0)
+    task = strategyqa(data_path=str(STRATEGYQA_DEV), subset=3)
+    task = Task(dataset=task.dataset, setup=task.setup, solver=single(), scorer=samre_judge())
+    log = run(
+        task,
+        model="madsim/x",
+        model_args={"accuracy": 0.0},
+        model_roles={"advocate": judge, "judge": judge, "juror": judge},
+    )
+    m = metrics(log, "samre_judge")
+    assert (m["mean"], m["tie_rate"]) == (0.0, 0.0)  # every wrong output loses to the reference
+    for sample in log.samples:
+        graded = sample.scores["samre_judge"]
+        assert (graded.value, graded.answer, graded.metadata["verdict"]) == (0.0, "loss", "B")
+        assert "**juror_1**" in graded.explanation and "**judge**" in graded.explanation
+        hearing = graded.metadata["hearings"][0]
+        assert sample.output.completion in hearing["transcript"]  # the output is Answer A
+        assert graded.metadata["by_role"].keys() == {"advocate", "judge", "juror"}
+        roles = Counter(e.role for e in events(sample, "model"))
+        assert roles["judge"] >= 2 and roles["juror"] == 5 and roles["agent"] == 1
+
+
+def test_more_judge_rescores_a_log_after_the_fact(run) -> None:
+    task = strategyqa(data_path=str(STRATEGYQA_DEV), subset=2)
+    task = Task(dataset=task.dataset, setup=task.setup, solver=single(), scorer=final_answer())
+    log = run(task, model="madsim/x")
+
+    def prefer_reference(a: str, b: str, prompt: str) -> str:
+        return "B"
+
+    judge = mock(court_reply(prefer_reference))
+    scored = score(
+        log,
+        more_judge(advocates=1, jurors=3),
+        model_roles={"advocate": judge, "judge": judge, "juror": judge},
+        action="append",
+        display="none",
+    )
+    m = metrics(scored, "more_judge")
+    assert m["mean"] == 0.0
+    for sample in scored.samples:
+        graded = sample.scores["more_judge"]
+        assert (graded.answer, graded.metadata["calls"]) == ("loss", 2 + 2 + 1 + 3)
+        assert graded.explanation.count("Juror reasoning.") == 3
+        assert "final_answer" in sample.scores  # appended beside the task's own scorers
+
+
+def test_reference_from_a_metadata_field(run) -> None:
+    samples = [Sample(input="Say hi.", target="unused", metadata={"baseline": "Hello there!"})]
+    task = Task(dataset=MemoryDataset(samples), solver=single(answer_format="text"))
+
+    def prefer(a: str, b: str, prompt: str) -> str:
+        return "B" if "Hello there!" in b else "A"
+
+    judge = mock(court_reply(prefer))
+    task = Task(
+        dataset=MemoryDataset(samples),
+        solver=single(answer_format="text"),
+        scorer=more_judge(reference="baseline", advocates=1, jurors=1),
+    )
+    log = run(
+        task,
+        model=mock(lambda p: "ANSWER: hi"),
+        model_roles={"advocate": judge, "judge": judge, "juror": judge},
+    )
+    assert log.samples[0].scores["more_judge"].answer == "loss"
+
+
+# -- the task: data, ties, the public source -------------------------------------------------------
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_shared_pairs_load_as_labelled_samples() -> None:
+    task = mt_bench_judge(data_path=str(PAIRS))
+    samples = list(task.dataset)
+    assert len(samples) == 3355
+    assert Counter(s.target for s in samples) == {"B": 2062, "A": 1293}
+    first = json.loads(PAIRS.read_text(encoding="utf-8").splitlines()[0])
+    assert samples[0].id == first["row"] and samples[0].input == first["question"]
+    assert samples[0].metadata["answer_a"] == first["answer_a"]
+    assert task.metadata == {"source": str(PAIRS), "revision": None, "ties": "drop", "gold_ties": 0}
+
+
+ROWS = [
+    {"row": 1, "question": "Q1?", "answer_a": "a1", "answer_b": "b1", "label": "A"},
+    {"row": 2, "question": "Q2?", "answer_a": "a2", "answer_b": "b2", "label": "tie"},
+    {"row": 3, "question": "Q3?", "answer_a": "a3", "answer_b": "b3", "label": "b"},
+]
+
+
+def test_gold_ties_are_dropped_and_counted_never_folded_into_b(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", ROWS)
+    dropped = mt_bench_judge(data_path=str(path))
+    assert [(s.id, s.target) for s in dropped.dataset] == [(1, "A"), (3, "B")]
+    assert dropped.metadata["gold_ties"] == 1
+    kept = mt_bench_judge(data_path=str(path), ties="keep")
+    assert [s.target for s in kept.dataset] == ["A", "tie", "B"]
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"label": "C"}, "label"),
+        ({"label": None}, "label"),
+        ({"answer_b": ""}, "answer_b"),
+        ({"question": 3}, "question"),
+    ],
+)
+def test_bad_records_name_the_field(tmp_path: Path, change: dict, field: str) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", [ROWS[0] | change])
+    with pytest.raises(ValueError, match=f"record 1: '{field}'"):
+        mt_bench_judge(data_path=str(path))
+
+
+def hub_row(turn: int, winner: str) -> dict:
+    def conversation(model: str) -> list[dict]:
+        return [
+            {"role": "user", "content": "First question?"},
+            {"role": "assistant", "content": f"{model} first reply"},
+            {"role": "user", "content": "Second question?"},
+            {"role": "assistant", "content": f"{model} second reply"},
+        ]
+
+    return {
+        "question_id": 81,
+        "model_a": "gpt-4",
+        "model_b": "vicuna-13b-v1.2",
+        "winner": winner,
+        "judge": "expert_0",
+        "conversation_a": conversation("gpt-4"),
+        "conversation_b": conversation("vicuna"),
+        "turn": turn,
+    }
+
+
+def test_hub_rows_keep_the_turns_and_the_ties() -> None:
+    one = hub_sample(hub_row(1, "model_b"), 7)
+    assert (one.id, one.input, one.target) == (7, "First question?", "B")
+    assert one.metadata["answer_a"] == "gpt-4 first reply"
+    two = hub_sample(hub_row(2, "tie (inconsistent)"), 8)
+    assert two.target == "tie"
+    assert two.input == "Turn 1: First question?\n\nTurn 2: Second question?"
+    assert two.metadata["answer_b"] == "Turn 1: vicuna first reply\n\nTurn 2: vicuna second reply"
+    assert (two.metadata["model_a"], two.metadata["turn"]) == ("gpt-4", 2)
+
+
+def test_the_public_source_records_the_revision_it_resolved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loaded = {}
+
+    def records(path: str, split: str, name=None, revision=None) -> list[dict]:
+        loaded.update(path=path, split=split, revision=revision)
+        return [hub_row(1, "model_a"), hub_row(2, "tie"), hub_row(1, "model_b")]
+
+    monkeypatch.setattr(mt, "hf_revision", lambda path: "0123abc")
+    monkeypatch.setattr(mt, "hf_records", records)
+    task = mt_bench_judge()
+    assert loaded == {
+        "path": "lmsys/mt_bench_human_judgments",
+        "split": "human",
+        "revision": "0123abc",
+    }
+    assert task.metadata["revision"] == "0123abc" and "0123abc" in task.metadata["source"]
+    assert [s.target for s in task.dataset] == ["A", "B"] and task.metadata["gold_ties"] == 1
+    assert mt_bench_judge(revision="fedcba").metadata["revision"] == "fedcba"
+
+
+def test_model_names_of_a_pair_are_hidden_from_the_judges() -> None:
+    sample = hub_sample(hub_row(1, "model_a"), 1)
+    state = TaskState(
+        model="madsim/x",
+        sample_id=1,
+        epoch=1,
+        input=sample.input,
+        messages=[],
+        metadata=sample.metadata,
+    )
+    pair = pair_of(state)
+    assert pair.hidden == ("gpt-4", "vicuna-13b-v1.2")
+    assert "[hidden] first reply" in pair.anonymised().a
+
+
+def test_a_sample_without_two_answers_is_an_error_naming_them() -> None:
+    state = TaskState(model="madsim/x", sample_id=5, epoch=1, input="Q?", messages=[], metadata={})
+    with pytest.raises(ValueError, match="sample 5.*'answer_a' and 'answer_b'"):
+        pair_of(state)
+
+
+# -- options are checked before any model call -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: more(jurors=4), "invalid solver option 'jurors'"),
+        (lambda: more(advocates=0), "invalid solver option 'advocates'"),
+        (lambda: more(aggregation="mean"), "invalid solver option 'aggregation'"),
+        (lambda: samre(stopping="fast"), "invalid solver option 'stopping'"),
+        (lambda: samre(window=1), "invalid solver option 'window'"),
+        (lambda: samre(eps=0), "invalid solver option 'eps'"),
+        (lambda: samre(max_rounds=0), "invalid solver option 'max_rounds'"),
+        (lambda: samre(token_budget=0), "invalid solver option 'token_budget'"),
+        (lambda: samre(decisive_gap=-1), "invalid solver option 'decisive_gap'"),
+        (lambda: samre(tiebreak="judge"), "invalid solver option 'tiebreak'"),
+        (lambda: single_judge(swap_resolution="coin"), "invalid solver option 'swap_resolution'"),
+        (lambda: single_judge(retries=-1), "invalid solver option 'retries'"),
+        (lambda: mt_bench_judge(data_path=str(PAIRS), ties="fold"), "invalid task option 'ties'"),
+    ],
+)
+def test_bad_options_raise_naming_the_option(make, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: samre_judge(jurors=2), "invalid scorer option 'jurors'"),
+        (lambda: samre_judge(stopping="slow"), "invalid scorer option 'stopping'"),
+        (lambda: more_judge(aggregation="mean"), "invalid scorer option 'aggregation'"),
+    ],
+)
+def test_bad_scorer_options_raise_an_error_inspect_score_shows(make, message: str) -> None:
+    # not a ValueError: `inspect score` would report that as "couldn't be loaded" and drop it
+    with pytest.raises(ScorerOptionError, match=message):
+        make()
+
+
+def test_a_missing_reference_field_fails_the_sample_naming_the_option(tmp_path: Path) -> None:
+    task = Task(
+        dataset=MemoryDataset([Sample(input="Say hi.", target="hi")]),
+        solver=single(answer_format="text"),
+        scorer=more_judge(reference="baseline", advocates=1, jurors=1),
+    )
+    [log] = eval(task, model="madsim/x", display="none", log_dir=str(tmp_path / "logs"))
+    assert log.status == "error" and "invalid scorer option 'reference'" in log.error.message
+
+
+def test_the_code_preset_sets_its_own_window_unless_told() -> None:
+    rule = stop_rule("solver", 5, "code", None, None, None, None, None)
+    assert (rule.window, rule.min_rounds, rule.eps) == (3, 3, 5.0)
+    assert stop_rule("solver", 5, "code", 2.0, 4, None, None, None).window == 4

@@ -1,0 +1,301 @@
+"""D3 decision rules (spec seed-002 section 8): judge-score parsing, SAMRE's stop rule, the jury and
+its tie-breaks, the position swap, Cohen's kappa and anonymisation; plus the seeded simulation that
+shows the paper's Theorem 2/3 (max over k advocates separates better) is not universal."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mad_tasks.engine.protocols.d3 import (
+    JudgeScores,
+    StopRule,
+    Verdict,
+    anonymise,
+    best_scores,
+    cohen_kappa,
+    converged,
+    judge_gap,
+    jury_verdict,
+    parse_criteria,
+    side_of,
+    stop_reason,
+    swap_verdict,
+)
+
+SCORES = JudgeScores()
+
+CRITERIA_LINES = "\n".join(f"{i}. [{15 + i % 2}, {10 + i % 3}]" for i in range(1, 7))
+
+
+# -- 1. judge scores -------------------------------------------------------------------------------
+
+
+def test_last_marked_totals_win_over_the_echoed_example_and_the_criteria() -> None:
+    reply = (
+        "As the example says, a reply looks like ANSWER: (95, 87).\n"
+        f"{CRITERIA_LINES}\nFeedback A: cite sources.\nFeedback B: be concise.\n"
+        "ANSWER: (101, 77)"
+    )
+    assert SCORES.extract(reply) == "101, 77"
+
+
+@pytest.mark.parametrize(
+    "reply", ["ANSWER: (130, 80)", "ANSWER: (5, 80)", "ANSWER: [80, 0]", "ANSWER: (0, 0)"]
+)
+def test_out_of_range_totals_are_rejected(reply: str) -> None:
+    assert SCORES.extract(reply) is None
+
+
+def test_an_out_of_range_final_line_never_falls_back_to_an_earlier_tuple() -> None:
+    assert SCORES.extract("Example: (95, 87)\nANSWER: (95, 870)") is None
+
+
+@pytest.mark.parametrize(
+    "reply, totals",
+    [
+        ("ANSWER: [88, 90]", "88, 90"),
+        ("ANSWER: 88, 90", "88, 90"),
+        ("Final answer: (60, 61)", "60, 61"),
+        # no marked line: the last parenthesised pair outside the criterion lines
+        (f"{CRITERIA_LINES}\nSo the totals are (93, 63).", "93, 63"),
+        # no totals at all: the sum of six complete criterion lines
+        (
+            CRITERIA_LINES,
+            f"{sum(15 + i % 2 for i in range(1, 7))}, {sum(10 + i % 3 for i in range(1, 7))}",
+        ),
+    ],
+)
+def test_totals_forms(reply: str, totals: str) -> None:
+    assert SCORES.extract(reply) == totals
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["I prefer the first answer.", "1. [15, 12]\n2. [14, 13]", "ANSWER: A is better", ""],
+)
+def test_no_readable_totals_is_none_never_zero(reply: str) -> None:
+    assert SCORES.extract(reply) is None
+
+
+def test_criteria_need_all_six_in_range() -> None:
+    assert parse_criteria(CRITERIA_LINES) == [(15 + i % 2, 10 + i % 3) for i in range(1, 7)]
+    assert parse_criteria(CRITERIA_LINES.replace("6. [15, 10]", "6. [25, 10]")) is None
+    assert parse_criteria("1. [15, 12]") is None
+
+
+def test_the_instruction_states_the_range() -> None:
+    assert "ANSWER: (x, y)" in SCORES.instruction() and "6 and 120" in SCORES.instruction()
+
+
+# -- 2./3. SAMRE's stop rule -----------------------------------------------------------------------
+
+
+SIGNED = StopRule()  # window 2, min_rounds 2, eps 5
+CODE = StopRule(stopping="code", window=3, min_rounds=3, eps=5.0)
+
+
+def first_stop(
+    gaps: list[int | None], rule: StopRule, tokens_per_round: int = 0
+) -> tuple[int, str]:
+    """Feed the gaps round by round, as SAMRE does; return (round, reason) of the first stop."""
+    for r in range(1, len(gaps) + 1):
+        reason = stop_reason(gaps[:r], tokens_per_round * r, rule)
+        if reason:
+            return r, reason
+    raise AssertionError("never stopped")
+
+
+def test_steady_gaps_stop_at_round_two_under_the_signed_rule() -> None:
+    assert first_stop([10, 12, 11, 40, 40], SIGNED) == (2, "converged")
+
+
+def test_the_code_preset_needs_three_rounds() -> None:
+    assert first_stop([10, 12, 11, 40, 40], CODE) == (3, "converged")
+
+
+def test_a_sign_flip_is_not_convergence() -> None:
+    assert not converged([4, -4], SIGNED)
+    assert not converged([2, -1], SIGNED)  # within eps, yet the winner changed
+    # the reference code's absolute gaps call the flip steady
+    assert converged([4, -4, 4], CODE)
+
+
+def test_the_code_preset_refuses_a_strictly_moving_gap() -> None:
+    assert not converged([10, 11, 12], CODE)
+    assert not converged([12, 11, 10], CODE)
+    assert converged([11, 11, 11], CODE)
+
+
+def test_eps_is_strict_and_the_window_is_the_latest_rounds() -> None:
+    assert not converged([10, 15], SIGNED)
+    assert converged([10, 14], SIGNED)
+    assert converged([50, 10, 14], SIGNED)
+    assert not converged([10, 14], StopRule(window=3, min_rounds=2))
+
+
+def test_min_rounds_delays_convergence() -> None:
+    assert first_stop([10, 10, 10, 10, 10], StopRule(min_rounds=4)) == (4, "converged")
+
+
+def test_an_unscored_round_in_the_window_blocks_convergence() -> None:
+    assert first_stop([10, None, 10, 11, 60], SIGNED) == (4, "converged")
+
+
+def test_the_round_limit_stops() -> None:
+    assert first_stop([10, 30, 50], StopRule(max_rounds=3)) == (3, "max_rounds")
+
+
+def test_token_budget_is_checked_after_the_round() -> None:
+    # 1,000 tokens a round, budget 2,500: round 3 crosses it and is the last one
+    rule = StopRule(token_budget=2500)
+    assert first_stop([10, 30, 50, 70, 90], rule, tokens_per_round=1000) == (3, "token_budget")
+    assert stop_reason([10, 30], 2500, rule) is None  # not exceeded yet
+
+
+def test_decisive_gap() -> None:
+    rule = StopRule(decisive_gap=30)
+    assert first_stop([10, -35, 0, 20, 40], rule) == (2, "decisive")
+
+
+def test_convergence_is_reported_before_the_budget() -> None:
+    assert stop_reason([10, 10], 10_000, StopRule(token_budget=1)) == "converged"
+
+
+# -- 4. the jury and its tie-breaks ----------------------------------------------------------------
+
+
+def test_jury_three_two_is_a_majority() -> None:
+    assert jury_verdict(["A", "B", "A", "B", "A"], gap=-40) == Verdict(
+        "A", {"A": 3, "B": 2}, 0, tiebreak_used=False, judge_gap=-40
+    )
+
+
+def test_two_two_with_an_abstention_goes_to_the_judge() -> None:
+    verdict = jury_verdict(["B", "A", None, "B", "A"], gap=judge_gap([(80, 70), (70, 75)]))
+    assert verdict == Verdict("A", {"A": 2, "B": 2}, 1, tiebreak_used=True, judge_gap=5)
+
+
+def test_an_abstention_is_never_a_vote_for_b() -> None:
+    verdict = jury_verdict(["A", None, None, None, None], gap=-10)
+    assert (verdict.winner, verdict.abstentions, verdict.tiebreak_used) == ("A", 4, False)
+
+
+def test_a_tied_jury_and_a_tied_judge_give_a_tie() -> None:
+    assert jury_verdict(["A", "B", None], gap=judge_gap([(80, 70), (70, 80)])).winner == "tie"
+    assert jury_verdict([None, None, None], gap=None).winner == "tie"  # nothing readable at all
+
+
+def test_cumulative_and_final_tie_breaks_differ() -> None:
+    scores = [(90, 70), (70, 75), None]
+    assert judge_gap(scores, "cumulative") == 15
+    assert judge_gap(scores, "final") == -5  # the last scored round
+    assert judge_gap([None, None]) is None
+
+
+@pytest.mark.parametrize("gap, side", [(3, "A"), (-0.5, "B"), (0, "tie"), (None, "tie")])
+def test_side_of(gap, side: str) -> None:
+    assert side_of(gap) == side
+
+
+def test_best_scores_take_each_sides_maximum() -> None:
+    assert best_scores([(80, 90), None, (95, 60)]) == (95, 90)
+    assert best_scores([None]) is None
+
+
+# -- 5. position swap ------------------------------------------------------------------------------
+
+
+def test_a_verdict_that_follows_the_answers_is_consistent() -> None:
+    # A wins as given; reversed, the same answer is B
+    assert swap_verdict("A", "B", gap_sum=None, resolution="tie") == ("A", True)
+    assert swap_verdict("tie", "tie", gap_sum=None, resolution="tie") == ("tie", True)
+
+
+def test_a_verdict_that_follows_the_position_is_inconsistent() -> None:
+    assert swap_verdict("A", "A", gap_sum=10, resolution="tie") == ("tie", False)
+    assert swap_verdict("A", "A", gap_sum=10, resolution="gap") == ("A", False)
+    assert swap_verdict("B", "B", gap_sum=-3, resolution="gap") == ("B", False)
+    assert swap_verdict("A", "A", gap_sum=0, resolution="gap") == ("tie", False)
+
+
+# -- 6. Cohen's kappa ------------------------------------------------------------------------------
+
+
+def test_kappa_on_the_spec_vectors() -> None:
+    human = [1, 1, 0, 1, 0, 0, 1, 1, 0, 1]
+    model = [1, 1, 0, 0, 0, 1, 1, 1, 0, 1]
+    gold, judged = ["AB"[h] for h in human], ["AB"[m] for m in model]
+    assert sum(g == j for g, j in zip(gold, judged)) / len(gold) == 0.8
+    assert cohen_kappa(gold, judged) == pytest.approx(0.5833, abs=5e-5)
+
+
+def test_kappa_edge_cases() -> None:
+    assert cohen_kappa(["A", "B"], ["A", "B"]) == 1.0
+    assert cohen_kappa(["A", "B"], ["B", "A"]) == -1.0
+    assert cohen_kappa(["A", "A"], ["A", "A"]) == 0.0  # chance agreement is certain
+    assert math.isnan(cohen_kappa([], []))
+    # a judge's tie is a class of its own: it never agrees with A or B
+    # p_o = 3/4; p_e = P(A)P(A) + P(B)P(B) = 1/2 * 1/4 + 1/2 * 1/2 = 3/8
+    assert cohen_kappa(["A", "B", "A", "B"], ["A", "B", "tie", "B"]) == pytest.approx(
+        (0.75 - 0.375) / (1 - 0.375)
+    )
+    with pytest.raises(ValueError):
+        cohen_kappa(["A"], [])
+
+
+# -- 8. anonymisation ------------------------------------------------------------------------------
+
+
+def test_anonymise_hides_names_whole_and_case_insensitively() -> None:
+    text = "GPT-4 says; gpt-4-turbo agrees; advocate_a_1 wrote it; a gpt-4ish word stays."
+    hidden = anonymise(text, ["gpt-4", "gpt-4-turbo", "advocate_a_1", "x"])
+    assert hidden == "[hidden] says; [hidden] agrees; [hidden] wrote it; a gpt-4ish word stays."
+
+
+# -- 9. Theorem 2/3 is not universal (seeded simulation) -------------------------------------------
+
+
+def separation(
+    draw_1, draw_2, k: int, rng: np.random.Generator, n: int = 200_000
+) -> tuple[float, float]:
+    """E|M1 - M2| and the mis-rank rate P(M1 <= M2) (a tie fails to rank the better side first),
+    for M_i = the max of k judge scores of side i; side 1 is the better one."""
+    m1 = draw_1(rng, (n, k)).max(axis=1)
+    m2 = draw_2(rng, (n, k)).max(axis=1)
+    return float(np.abs(m1 - m2).mean()), float((m1 <= m2).mean())
+
+
+def test_max_over_advocates_can_shrink_separation_and_raise_mis_ranking() -> None:
+    rng = np.random.default_rng(0)
+
+    def ceiling(mean: float, sd: float):
+        return lambda r, size: np.clip(np.rint(r.normal(mean, sd, size)), 1, 20)
+
+    table = {k: separation(ceiling(19, 1.5), ceiling(15, 3), k, rng) for k in (1, 3, 5)}
+    # the better side sits at the ceiling: more advocates let the worse one catch up
+    assert table[1][0] > table[3][0] > table[5][0]
+    assert table[1][1] < table[3][1] < table[5][1]
+    # the spec's figures: 4.12 -> 2.45 in separation, 15.6% -> 23.1% mis-ranked
+    assert table[1][0] == pytest.approx(4.12, abs=0.05) and table[3][0] == pytest.approx(
+        2.45, abs=0.05
+    )
+    assert table[1][1] == pytest.approx(0.156, abs=0.005) and table[3][1] == pytest.approx(
+        0.231, abs=0.005
+    )
+
+
+def test_max_over_advocates_helps_when_the_better_side_varies_more() -> None:
+    rng = np.random.default_rng(1)
+
+    def wide(r: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+        return r.normal(1, 2, size)
+
+    def narrow(r: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+        return r.normal(0, 0.5, size)
+
+    one, three = (separation(wide, narrow, k, rng)[0] for k in (1, 3))
+    assert three > one
+    assert one == pytest.approx(1.83, abs=0.05) and three == pytest.approx(2.34, abs=0.05)

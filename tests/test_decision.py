@@ -1,0 +1,686 @@
+"""Decision-protocol debates on a scripted runtime (spec seed 004, section 9).
+
+Replies are chosen by what a call is (its purpose, agent and turn) and what it contains, never by
+call order: ballots, candidate extraction and CI turns run concurrently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import numpy as np
+import pytest
+from scripted import ScriptedRuntime, last_user, transcript_text
+
+from mad_tasks.engine.answers import Choice, YesNo
+from mad_tasks.engine.methods import decision_prompts as prompts
+from mad_tasks.engine.methods.decision import DecisionConfig, decision_debate
+from mad_tasks.engine.protocols.voting import BallotRules
+from mad_tasks.engine.runtime import Call
+from mad_tasks.engine.session import Problem, Session
+
+T = TypeVar("T")
+AGENTS = ("agent_1", "agent_2", "agent_3")
+QUESTION = "Which option is right?"
+CHOICE = Problem(QUESTION, Choice(("alpha", "beta", "gamma")))
+TURN = Callable[[str, int], str]
+
+
+def msg(tag: str, answer: str | None, signal: str = "") -> str:
+    """A discussion message: a traceable tag, an optional [AGREE]/[DISAGREE], an answer line."""
+    body = f"{signal} <{tag}> I considered the options.".strip()
+    return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Still unsure."
+
+
+class Script:
+    """Replies by call purpose; discussion and ballots are looked up by (agent, turn)."""
+
+    def __init__(
+        self,
+        discussion: dict[tuple[str, int], str] | TURN | None = None,
+        ballots: dict[tuple[str, int], str | list[str]] | None = None,
+        personas: dict[str, str] | None = None,
+    ) -> None:
+        self.discussion = discussion or {}
+        self.ballots = ballots or {}
+        self.personas = personas or {}
+
+    def __call__(self, call: Call) -> str:
+        if call.purpose == "persona":
+            return self.personas.get(call.agent) or json.dumps(
+                {"role": f"Expert {call.agent[-1]}", "description": f"field {call.agent[-1]}"}
+            )
+        if call.purpose == "discussion":
+            if callable(self.discussion):
+                return self.discussion(call.agent, call.round)
+            return self.discussion.get(
+                (call.agent, call.round), msg(f"{call.agent} t{call.round}", "A")
+            )
+        if call.purpose in ("extract", "candidate"):
+            given = re.search(r"<<<\n(.*)\n>>>", last_user(call), re.DOTALL).group(1)
+            letters = re.findall(r"\b([A-C])\b", given)  # the last option letter it names
+            return f"ANSWER: {letters[-1]}" if letters else "I cannot tell."
+        if call.purpose == "vote":
+            ballot = self.ballots.get((call.agent, call.round), "0")
+            return (
+                ballot[min(call.attempt, len(ballot) - 1)] if isinstance(ballot, list) else ballot
+            )
+        raise AssertionError(f"unexpected call {call.purpose}")
+
+
+class CountingRuntime(ScriptedRuntime):
+    """Also records how many coroutines each `gather` ran together."""
+
+    def __init__(self, reply: Callable[[Call], str]) -> None:
+        super().__init__(reply)
+        self.gathered: list[int] = []
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        self.gathered.append(len(calls))
+        return await super().gather(*calls)
+
+
+async def debate(script: Script, problem: Problem = CHOICE, embedder: Any = None, **options: Any):
+    options.setdefault("personas", "none")
+    rt = CountingRuntime(script)
+    result = await decision_debate(Session(rt, problem), DecisionConfig(**options), embedder)
+    return rt, result
+
+
+def by_purpose(rt: ScriptedRuntime, purpose: str, turn: int | None = None) -> list[Call]:
+    return [c for c in rt.calls if c.purpose == purpose and (turn is None or c.round == turn)]
+
+
+def speakers(rt: ScriptedRuntime) -> list[tuple[str, int]]:
+    return [(c.agent, c.round) for c in by_purpose(rt, "discussion")]
+
+
+# -- consensus (spec 9, cases 1-5) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["majority", "supermajority"])
+async def test_majority_and_supermajority_stop_after_the_first_agreement(protocol: str) -> None:
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "A", "[AGREE]")})
+    rt, result = await debate(script, protocol=protocol)
+
+    assert speakers(rt) == [("agent_1", 1), ("agent_2", 1)]  # agent_3 is never called
+    assert len(rt.calls) == 2  # marked answers: no extraction call
+    assert result.final == "A"
+    d = result.details
+    assert d["decision_success"] is True
+    assert d["decided_at"] == {"turn": 1, "after": "agent_2"}
+    assert (d["turns_used"], d["winner_agent"], d["fallback_used"]) == (1, "agent_1", None)
+    assert [(c["count"], c["decided"]) for c in d["consensus_checks"]] == [(1, False), (2, True)]
+    assert (
+        d["consensus_checks"][1]["threshold"] == {"majority": 0.5, "supermajority": 0.66}[protocol]
+    )
+    assert result.method == "consensus"
+
+
+async def test_unanimity_needs_every_agent_in_a_row() -> None:
+    script = Script(
+        {
+            ("agent_1", 1): msg("a1", "A"),
+            ("agent_2", 1): msg("a2", "A", "[AGREE]"),
+            ("agent_3", 1): msg("a3", "B", "[DISAGREE]"),
+            ("agent_1", 2): msg("a1 t2", "B", "[AGREE]"),
+            ("agent_2", 2): msg("a2 t2", "B", "[AGREE]"),
+        }
+    )
+    rt, result = await debate(script, protocol="unanimity")
+
+    assert speakers(rt)[-2:] == [("agent_1", 2), ("agent_2", 2)]
+    assert len(speakers(rt)) == 5
+    assert result.final == "B"
+    d = result.details
+    assert d["decided_at"] == {"turn": 2, "after": "agent_2"}
+    assert [c["count"] for c in d["consensus_checks"]] == [1, 2, 1, 2, 3]
+    assert [c["decided"] for c in d["consensus_checks"]] == [False] * 4 + [True]
+    assert d["winner_agent"] == "agent_3"  # the proposal everyone agreed with
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["I disagree, it is A.", "I DISAGREE with that. I agree with nobody.", "Let me think again."],
+)
+async def test_disagreement_and_silence_are_not_agreement(reply: str) -> None:
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): f"{reply}\nANSWER: A"})
+    rt, result = await debate(script, protocol="majority", max_turns=1)
+    assert result.details["transcript"][1]["agreement"] is False
+    assert result.details["transcript"][1]["kind"] == "disagree"
+    assert len(speakers(rt)) == 3  # no stop after agent_2
+
+
+async def test_consensus_never_reached_falls_back_to_the_latest_proposal() -> None:
+    def turn(agent: str, t: int) -> str:
+        answer = "ABC"[(int(agent[-1]) + t) % 3]
+        return msg(f"{agent} t{t}", answer, "[DISAGREE]" if (agent, t) != ("agent_1", 1) else "")
+
+    rt, result = await debate(Script(turn), protocol="unanimity", max_turns=3)
+
+    assert len(speakers(rt)) == 9 and len(rt.calls) == 9
+    d = result.details
+    assert d["decision_success"] is False
+    assert (d["fallback_used"], d["decided_at"], d["turns_used"]) == ("latest_proposal", None, 3)
+    assert result.final == "ABC"[(3 + 3) % 3]  # agent_3's turn-3 proposal
+    assert d["winner_agent"] == "agent_3"
+    assert all(not c["decided"] for c in d["consensus_checks"])
+
+
+async def test_agreeing_message_keeps_the_solution_it_agreed_with() -> None:
+    # agent_2 says [AGREE] but its answer line names another option: the agreement counts
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "C", "[AGREE]")})
+    _, result = await debate(script, protocol="majority")
+    t = result.details["transcript"]
+    assert (t[1]["solution"], t[1]["extraction"]) == ("A", "none")
+    assert result.final == "A"
+
+
+async def test_strict_reads_more_than_the_threshold() -> None:
+    # 4 agents, majority: 2/4 = 0.5 meets ">= 0.5" but not "> 0.5"
+    script = Script({("agent_1", 1): msg("a1", "A")} | {
+        (f"agent_{i}", t): msg(f"a{i}", "A", "[AGREE]") for i in range(1, 5) for t in (1, 2)
+        if (i, t) != (1, 1)
+    })  # fmt: skip
+    _, loose = await debate(script, protocol="majority", agents=4)
+    _, strict = await debate(script, protocol="majority", agents=4, strict=True)
+    assert loose.details["decided_at"] == {"turn": 1, "after": "agent_2"}
+    assert strict.details["decided_at"] == {"turn": 1, "after": "agent_3"}
+
+
+# -- voting (spec 9, cases 6-9) --------------------------------------------------------------------
+
+
+def three_candidates(agent: str, t: int) -> str:
+    """agent_1 holds A, agent_2 B, agent_3 C in every turn (each disagrees with the current one)."""
+    signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+    return msg(f"{agent} t{t}", "ABC"[int(agent[-1]) - 1], signal)
+
+
+def ballots(turn: int, *texts: str) -> dict[tuple[str, int], str]:
+    return {(agent, turn): text for agent, text in zip(AGENTS, texts)}
+
+
+async def test_simple_vote_after_turn_three() -> None:
+    rt, result = await debate(
+        Script(three_candidates, ballots(3, "0", "0", "1")), protocol="simple"
+    )
+
+    assert len(by_purpose(rt, "discussion")) == 9
+    assert len(by_purpose(rt, "vote")) == 3 and {c.round for c in by_purpose(rt, "vote")} == {3}
+    assert len(rt.calls) == 12
+    [vote] = result.details["votes"]
+    assert (vote["turn"], vote["tally"], vote["winner"], vote["tie"]) == (3, [2, 1, 0], 0, False)
+    assert [c["answer"] for c in vote["candidates"]] == ["A", "B", "C"]
+    assert [b["parsed"] for b in vote["ballots"]] == [0, 0, 1]
+    assert result.final == "A"
+    d = result.details
+    assert (d["decided_at"], d["decision_success"], d["winner_agent"]) == (
+        {"turn": 3, "after": "vote"}, True, "agent_1",
+    )  # fmt: skip
+    assert rt.spans == ["turn 1", "turn 2", "turn 3", "vote after turn 3"]
+    assert rt.info_titles() == ["turn 1", "turn 2", "turn 3", "vote after turn 3", "decision"]
+    table = dict(rt.infos)["vote after turn 3"]
+    assert "solution 0 wins: **A) alpha**" in table
+    assert "| 0 | A) alpha | agent_1 | 2 |" in table  # candidate, answer, whose, points
+    assert "| agent_3 | 1 | 1 | 0 |" in table  # voter, reply, read as, retries
+    assert dict(rt.infos)["decision"] == "**Decided** in turn 3 by vote: **A) alpha**"
+
+
+async def test_simple_vote_tie_runs_another_turn_then_votes_again() -> None:
+    script = Script(three_candidates, ballots(3, "0", "1", "2") | ballots(4, "1", "1", "0"))
+    rt, result = await debate(script, protocol="simple")
+
+    assert len(by_purpose(rt, "discussion", 4)) == 3 and not by_purpose(rt, "discussion", 5)
+    first, second = result.details["votes"]
+    assert (first["tally"], first["winner"], first["tie"]) == ([1, 1, 1], None, True)
+    assert (second["turn"], second["tally"], second["winner"]) == (4, [1, 2, 0], 1)
+    assert result.final == "B"
+    assert result.details["decided_at"] == {"turn": 4, "after": "vote"}
+    assert len(rt.calls) == 12 + 3 + 3
+
+
+async def test_ranked_vote_uses_borda_points() -> None:
+    script = Script(three_candidates, ballots(3, "0 1 2", "1 0 2", "0 2 1"))
+    _, result = await debate(script, protocol="ranked")
+    [vote] = result.details["votes"]
+    assert (vote["tally"], vote["winner"]) == ([8, 6, 4], 0)
+    assert [b["parsed"] for b in vote["ballots"]] == [[0, 1, 2], [1, 0, 2], [0, 2, 1]]
+
+
+async def test_cumulative_vote_worked_example_of_the_paper() -> None:
+    # App. G.1: {1: 9, 2: 1}, {0: 2, 1: 4, 2: 4}, {0: 1, 1: 2, 2: 7} -> totals [3, 15, 12]
+    script = Script(
+        three_candidates,
+        ballots(3, '{"1": 9, "2": 1}', '{"0": 2, "1": 4, "2": 4}', '{"0": 1, "1": 2, "2": 7}'),
+    )
+    _, result = await debate(script, protocol="cumulative")
+    [vote] = result.details["votes"]
+    assert (vote["tally"], vote["winner"]) == ([3, 15, 12], 1)
+    assert result.final == "B" and result.details["winner_agent"] == "agent_2"
+
+
+async def test_cumulative_sum_of_nine_is_asked_again() -> None:
+    script = Script(
+        three_candidates,
+        ballots(3, '{"0": 10}', '{"0": 5, "1": 5}', "x")
+        | {("agent_3", 3): ['{"1": 4, "2": 5}', 'Fine: {"1": 5, "2": 5}']},
+    )
+    rt, result = await debate(script, protocol="cumulative")
+    [vote] = result.details["votes"]
+    third = vote["ballots"][2]
+    assert third["retries"] == 1 and third["parsed"] == [0, 5, 5]
+    assert third["raw"] == ['{"1": 4, "2": 5}', 'Fine: {"1": 5, "2": 5}']
+    retry = [c for c in by_purpose(rt, "vote") if c.agent == "agent_3" and c.attempt == 1][0]
+    assert last_user(retry) == prompts.ballot_reminder(BallotRules("cumulative", 3))
+    assert (vote["tally"], vote["winner"], vote["invalid"], vote["retries"]) == (
+        [15, 10, 5],
+        0,
+        0,
+        1,
+    )
+
+
+async def test_ten_invalid_replies_drop_the_ballot() -> None:
+    script = Script(three_candidates, ballots(3, '{"0": 10}', '{"1": 10}', "I like them all."))
+    rt, result = await debate(script, protocol="cumulative")
+    assert (
+        len([c for c in by_purpose(rt, "vote", 3) if c.agent == "agent_3"]) == 11
+    )  # 1 + 10 retries
+    vote = result.details["votes"][0]
+    assert vote["ballots"][2]["parsed"] is None and vote["invalid"] == 1
+    assert (vote["tally"], vote["tie"], vote["winner"]) == ([10, 10, 0], True, None)
+
+
+async def test_approval_ties_until_the_end_then_the_first_agent_answers() -> None:
+    script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
+    rt, result = await debate(script, protocol="approval")
+
+    d = result.details
+    assert [v["turn"] for v in d["votes"]] == [3, 4, 5]
+    assert all(v["tally"] == [3, 3, 3] and v["tie"] for v in d["votes"])
+    assert (d["decision_success"], d["fallback_used"], d["winner_agent"]) == (
+        False, "first_agent", "agent_1",
+    )  # fmt: skip
+    assert result.final == "A" and d["turns_used"] == 5
+    assert len(rt.calls) == 15 + 9
+
+
+async def test_approval_with_a_clear_winner() -> None:
+    _, result = await debate(
+        Script(three_candidates, ballots(3, "0,1", "1", "1")), protocol="approval"
+    )
+    [vote] = result.details["votes"]
+    assert (vote["tally"], vote["winner"]) == ([1, 3, 0], 1)
+
+
+async def test_no_decision_none_leaves_the_sample_without_answer() -> None:
+    script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
+    _, result = await debate(script, protocol="approval", no_decision="none")
+    assert result.final is None
+    assert result.details["fallback_used"] == "none"
+
+
+async def test_messy_ballots_from_a_small_model_are_read() -> None:
+    script = Script(
+        three_candidates,
+        ballots(3, "I vote for solution 1.", "1, because it names the right option", "Solution 2"),
+    )
+    _, result = await debate(script, protocol="simple")
+    [vote] = result.details["votes"]
+    assert [b["parsed"] for b in vote["ballots"]] == [1, 1, 2]
+    assert [b["retries"] for b in vote["ballots"]] == [0, 0, 0]
+
+
+async def test_all_digits_parse_rejects_two_numbers() -> None:
+    script = Script(three_candidates, ballots(3, "0", "0", ["1 or 2", "1"]))
+    _, first = await debate(script, protocol="simple")
+    _, digits = await debate(script, protocol="simple", simple_parse="all_digits")
+    assert first.details["votes"][0]["ballots"][2]["parsed"] == 1  # first number: "1 or 2" -> 1
+    third = digits.details["votes"][0]["ballots"][2]
+    assert (third["parsed"], third["retries"]) == (1, 1)  # "12" is out of range: asked again
+
+
+async def test_dedupe_merges_identical_candidates() -> None:
+    def two_answers(agent: str, t: int) -> str:
+        signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+        return msg(f"{agent} t{t}", "A" if agent != "agent_2" else "B", signal)
+
+    script = Script(two_answers, ballots(3, "1", "1", "0"))
+    _, result = await debate(script, protocol="simple", dedupe=True)
+    [vote] = result.details["votes"]
+    assert [(c["answer"], c["agents"]) for c in vote["candidates"]] == [
+        ("A", ["agent_1", "agent_3"]), ("B", ["agent_2"]),
+    ]  # fmt: skip
+    assert (vote["tally"], result.final, result.details["winner_agent"]) == ([1, 2], "B", "agent_2")
+
+
+async def test_solution_counting_asks_for_no_ballots() -> None:
+    def answers(agent: str, t: int) -> str:
+        signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+        return msg(f"{agent} t{t}", "B" if agent == "agent_1" else "C", signal)
+
+    rt, result = await debate(Script(answers), protocol="counting")
+    assert not by_purpose(rt, "vote")
+    [vote] = result.details["votes"]
+    assert [(c["answer"], c["agents"]) for c in vote["candidates"]] == [
+        ("B", ["agent_1"]), ("C", ["agent_2", "agent_3"]),
+    ]  # fmt: skip
+    assert (vote["tally"], vote["winner"], result.final) == ([1, 2], 1, "C")
+
+
+async def test_solution_counting_tie_runs_another_turn() -> None:
+    def answers(agent: str, t: int) -> str:
+        signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+        held = {"agent_1": "A", "agent_2": "B", "agent_3": "A" if t >= 4 else "C"}[agent]
+        return msg(f"{agent} t{t}", held, signal)
+
+    _, result = await debate(Script(answers), protocol="counting")
+    first, second = result.details["votes"]
+    assert (first["tie"], second["turn"], second["winner"]) == (True, 4, 0)
+    assert result.final == "A"
+
+
+# -- call counts -------------------------------------------------------------------------------------
+
+
+async def test_one_message_costs_one_call_marked_and_two_with_extraction() -> None:
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "A", "[AGREE]")})
+    rt, _ = await debate(script, protocol="majority")
+    assert [c.purpose for c in rt.calls] == ["discussion"] * 2
+    rt, result = await debate(script, protocol="majority", extraction="call")
+    assert [(c.agent, c.purpose) for c in rt.calls] == [
+        ("agent_1", "discussion"), ("agent_1", "extract"), ("agent_2", "discussion"),
+        ("agent_2", "extract"),
+    ]  # fmt: skip
+    assert [c["calls"] for c in result.details["transcript"]] == [2, 2]
+    assert result.options["extraction"] == "call"
+
+
+async def test_marked_mode_falls_back_to_extraction_only_when_the_answer_is_missing() -> None:
+    script = Script(
+        {
+            ("agent_1", 1): "I would go with A) alpha, all things considered.",
+            ("agent_2", 1): msg("a2", "A", "[AGREE]"),
+        }
+    )
+    rt, result = await debate(script, protocol="majority")
+    assert [(c.agent, c.purpose) for c in rt.calls] == [
+        ("agent_1", "discussion"), ("agent_1", "extract"), ("agent_2", "discussion"),
+    ]  # fmt: skip
+    first = result.details["transcript"][0]
+    assert (first["solution"], first["extraction"], first["calls"]) == ("A", "call", 2)
+    extract = by_purpose(rt, "extract")[0]
+    assert "I would go with A) alpha" in last_user(extract)
+    assert prompts.EXTRACT_REQUEST in last_user(extract)
+
+
+async def test_one_vote_costs_n_ballots_marked_and_2n_calls_with_extraction() -> None:
+    script = Script(three_candidates, ballots(3, "0", "0", "1"))
+    rt, _ = await debate(script, protocol="simple")
+    assert len(by_purpose(rt, "vote")) == 3 and not by_purpose(rt, "candidate")
+    rt, result = await debate(script, protocol="simple", extraction="call")
+    assert len(by_purpose(rt, "candidate", 3)) == 3 and len(by_purpose(rt, "vote", 3)) == 3
+    assert [c["answer"] for c in result.details["votes"][0]["candidates"]] == ["A", "B", "C"]
+    # the candidates are extracted together, then the ballots are cast together
+    assert rt.gathered == [3, 3]
+
+
+@pytest.mark.parametrize("extraction, calls", [("marked", 3 + 9 + 3), ("call", 3 + 18 + 6)])
+async def test_whole_debate_call_count(extraction: str, calls: int) -> None:
+    script = Script(three_candidates, ballots(3, "0", "0", "1"))
+    rt, result = await debate(script, protocol="simple", personas="expert", extraction=extraction)
+    assert len(rt.calls) == len(result.calls) == calls
+    assert sum(c.input_tokens for c in result.calls) == 10 * calls  # scripted usage: 10 in, 2 out
+
+
+# -- personas ----------------------------------------------------------------------------------------
+
+
+async def test_personas_are_made_in_sequence_each_seeing_the_earlier_ones() -> None:
+    script = Script(
+        three_candidates,
+        ballots(3, "0", "0", "1"),
+        personas={
+            "agent_1": 'Sure! {"role": "Historian", "description": "dates and events"} Hope it helps.',
+            "agent_2": '{"role": "Chemist", "description": "reactions",}',  # almost JSON
+        },
+    )
+    rt, result = await debate(script, protocol="simple", personas="expert")
+    made = by_purpose(rt, "persona")
+    assert [c.agent for c in made] == list(AGENTS) and all(c.round == 0 for c in made)
+    assert "(none yet)" in last_user(made[0])
+    assert "- Historian: dates and events" in last_user(made[1])
+    assert "- Chemist: reactions" in last_user(made[2])
+    assert rt.spans[0] == "personas" and rt.info_titles()[0] == "personas"
+    assert result.details["personas"]["agent_1"] == {
+        "role": "Historian", "description": "dates and events", "generated": True,
+    }  # fmt: skip
+    # the persona frames its agent and names it to the others
+    a2 = [c for c in by_purpose(rt, "discussion", 1) if c.agent == "agent_2"][0]
+    assert "Your role: Chemist (reactions)" in a2.messages[0].content
+    assert "Historian: <agent_1 t1>" in last_user(a2)
+    assert [t["persona"] for t in result.details["transcript"][:3]] == [
+        "Historian", "Chemist", "Expert 3",
+    ]  # fmt: skip
+    ballot = [c for c in by_purpose(rt, "vote") if c.agent == "agent_1"][0]
+    assert ballot.messages[0].content == "Your role: Historian (dates and events)"
+
+
+async def test_an_unreadable_persona_is_retried_then_a_plain_participant() -> None:
+    script = Script(
+        lambda a, t: msg(a, "A", "[AGREE]" if a != "agent_1" else ""),
+        personas={"agent_2": "A wise person, I suppose."},
+    )
+    rt, result = await debate(script, protocol="majority", personas="expert")
+    assert len([c for c in by_purpose(rt, "persona") if c.agent == "agent_2"]) == 3  # retries=2
+    assert result.details["personas"]["agent_2"] == {
+        "role": "Participant 2", "description": "", "generated": False,
+    }  # fmt: skip
+
+
+# -- paradigms: memory window, AAD, CI (spec 9, cases 10-12) ----------------------------------------
+
+
+def tagged(agent: str, t: int) -> str:
+    signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+    return msg(f"{agent} t{t}", "ABC"[(int(agent[-1]) + t) % 3], signal)
+
+
+async def test_memory_window_hides_turns_older_than_two() -> None:
+    script = Script(tagged, {(a, t): str(i) for i, a in enumerate(AGENTS) for t in (3, 4, 5)})
+    rt, _ = await debate(script, protocol="simple")  # votes tie every time: all 5 turns run
+    for call in by_purpose(rt, "discussion", 4):
+        seen = transcript_text(call)
+        assert not any(f"<{a} t1>" in seen for a in AGENTS)
+        assert all(f"<{a} t{t}>" in seen for a in AGENTS for t in (2, 3) if a != call.agent)
+    agent_3 = [c for c in by_purpose(rt, "discussion", 4) if c.agent == "agent_3"][0]
+    assert "<agent_1 t4>" in transcript_text(agent_3) and "<agent_2 t4>" in transcript_text(agent_3)
+
+    rt, _ = await debate(script, protocol="simple", memory_window=None)
+    for call in by_purpose(rt, "discussion", 4):
+        assert all(f"<{a} t1>" in transcript_text(call) for a in AGENTS if a != call.agent)
+
+
+async def test_memory_prompt_shows_own_messages_as_replies_and_others_by_name() -> None:
+    rt, _ = await debate(Script(tagged, ballots(3, "0", "0", "0")), protocol="simple")
+    call = [c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_2"][0]
+    roles = [m.role for m in call.messages]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert call.messages[2].content.startswith("[DISAGREE] <agent_2 t1>")
+    assert "agent_3: [DISAGREE] <agent_3 t1>" in call.messages[3].content
+    assert "agent_1: [DISAGREE] <agent_1 t2>" in call.messages[3].content
+    current = "ABC"[(1 + 2) % 3]  # agent_1's turn-2 proposal
+    assert f"{prompts.CURRENT} {current}) " in call.messages[1].content
+    assert prompts.AGREE_REQUEST in last_user(call)
+    assert last_user(call).endswith(prompts.STEP_BY_STEP)
+
+
+async def test_aad_drafts_alone_in_turn_one_then_discusses_the_last_draft() -> None:
+    script = Script(tagged, ballots(3, "0", "0", "0"))
+    rt, result = await debate(script, protocol="simple", all_agents_draft=True)
+    for call in by_purpose(rt, "discussion", 1):
+        text = transcript_text(call)
+        assert "<agent_" not in text and prompts.CURRENT not in text
+        assert prompts.AGREE_REQUEST not in text
+    assert rt.gathered[0] == 3  # the drafts are written at once
+    a3_draft = "ABC"[(3 + 1) % 3]
+    first = [c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_1"][0]
+    assert f"{prompts.CURRENT} {a3_draft})" in transcript_text(first)
+    assert all(f"<{a} t1>" in transcript_text(first) for a in AGENTS)  # and all drafts
+    assert [t["kind"] for t in result.details["transcript"][:3]] == ["draft"] * 3
+    assert [t["agreement"] for t in result.details["transcript"][:3]] == [None] * 3
+    assert result.method == "aad"
+
+
+async def test_aad_draft_containing_agree_is_still_a_proposal() -> None:
+    script = Script(
+        {("agent_1", 1): msg("a1", "A", "I agree this is hard."), ("agent_2", 1): msg("a2", "A"),
+         ("agent_3", 1): msg("a3", "B"), ("agent_1", 2): msg("a1 t2", "B", "[AGREE]")}
+    )  # fmt: skip
+    _, result = await debate(script, protocol="majority", all_agents_draft=True)
+    assert result.details["decided_at"] == {"turn": 2, "after": "agent_1"}
+    assert result.final == "B"
+
+
+async def test_aad_checks_consensus_after_the_drafts_too() -> None:
+    # two agents, majority >= 0.5: a proposal alone is half the agents
+    _, result = await debate(Script(), protocol="majority", agents=2, all_agents_draft=True)
+    assert result.details["decided_at"] == {"turn": 1, "after": "agent_2"}
+    assert [c["count"] for c in result.details["consensus_checks"]] == [1]
+
+
+async def test_collective_improvement_shows_only_the_previous_turn() -> None:
+    script = Script(tagged, ballots(3, "0", "0", "1"))
+    rt, result = await debate(script, protocol="simple", paradigm="ci")
+
+    assert rt.gathered[:3] == [3, 3, 3]  # every turn: all agents at once
+    for t in (2, 3):
+        for call in by_purpose(rt, "discussion", t):
+            text = transcript_text(call)
+            for a in AGENTS:
+                answer = "ABC"[(int(a[-1]) + t - 1) % 3]
+                assert f"ANSWER: {answer}) " in text  # its own and the others' t-1 solutions
+            assert "<agent_" not in text  # solutions only: no message text, nothing from turn t
+    assert [v["turn"] for v in result.details["votes"]] == [3]
+    assert result.method == "collective_improvement"
+    assert all(t["agreement"] is None for t in result.details["transcript"])
+    assert [t["kind"] for t in result.details["transcript"]][3:] == ["improve"] * 6
+
+
+async def test_collective_improvement_can_show_full_messages() -> None:
+    script = Script(tagged, ballots(3, "0", "0", "1"))
+    rt, result = await debate(script, protocol="simple", paradigm="ci", ci_context="messages")
+    call = [c for c in by_purpose(rt, "discussion", 3) if c.agent == "agent_1"][0]
+    text = transcript_text(call)
+    assert all(f"<{a} t2>" in text for a in AGENTS)
+    assert not any(f"<{a} t1>" in text for a in AGENTS)
+    assert result.options["ci_context"] == "messages"
+
+
+def test_collective_improvement_refuses_consensus() -> None:
+    with pytest.raises(ValueError, match="'protocol'.*voting protocols"):
+        DecisionConfig(protocol="majority", paradigm="ci")
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"protocol": "plurality"}, "protocol"),
+        ({"vote_turn": 6}, "vote_turn"),
+        ({"agents": 0}, "agents"),
+        ({"style": "angry"}, "style"),
+        ({"paradigm": "ci", "style": "critical"}, "style"),
+        ({"extraction": "regex"}, "extraction"),
+        ({"memory_window": -1}, "memory_window"),
+        ({"no_decision": "random"}, "no_decision"),
+    ],
+)
+def test_bad_options_name_the_option(options: dict[str, Any], name: str) -> None:
+    with pytest.raises(ValueError, match=f"invalid solver option '{name}'"):
+        DecisionConfig(**options)
+
+
+# -- response styles ---------------------------------------------------------------------------------
+
+
+async def test_reasoning_style_hides_the_solution_and_always_extracts() -> None:
+    def reasoning(agent: str, t: int) -> str:
+        return ("[AGREE] " if agent != "agent_1" else "") + f"<{agent} t{t}> the facts point to A."
+
+    rt, result = await debate(Script(reasoning), protocol="majority", style="reasoning")
+    assert [(c.agent, c.purpose) for c in rt.calls] == [
+        ("agent_1", "discussion"), ("agent_1", "extract"), ("agent_2", "discussion"),
+        ("agent_2", "extract"),
+    ]  # fmt: skip
+    for call in by_purpose(rt, "discussion"):
+        assert prompts.CURRENT not in transcript_text(call)
+        assert prompts.REASONING_ONLY in last_user(call)
+    assert prompts.CONCLUDE_REQUEST in last_user(by_purpose(rt, "extract")[0])
+    assert result.options["extraction"] == "call"
+    assert result.options["requested_extraction"] == "marked"
+
+
+async def test_critical_style_asks_for_weaknesses() -> None:
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "A", "[AGREE]")})
+    rt, _ = await debate(script, protocol="majority", style="critical", cot=False)
+    a2 = by_purpose(rt, "discussion")[1]
+    assert "weaknesses" in last_user(a2) and prompts.AGREE_REQUEST in last_user(a2)
+    assert prompts.STEP_BY_STEP not in last_user(a2)
+
+
+# -- the record --------------------------------------------------------------------------------------
+
+
+class FixedEmbedder:
+    """Fixed vectors per answer, so the cosine is known exactly."""
+
+    name = "fixed"
+    vectors = {"A) alpha": [1.0, 0.0], "B) beta": [0.0, 1.0], "C) gamma": [0.6, 0.8]}
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([self.vectors[t] for t in texts])
+
+
+async def test_answer_cosine_of_the_final_answers() -> None:
+    script = Script(three_candidates, ballots(3, "0", "0", "1"))
+    _, result = await debate(script, CHOICE, FixedEmbedder(), protocol="simple")
+    d = result.details
+    assert d["final_answers"] == {"agent_1": "A", "agent_2": "B", "agent_3": "C"}
+    # pairs: A.B = 0, A.C = 0.6, B.C = 0.8 -> mean 1.4 / 3
+    assert d["answer_cosine"] == pytest.approx(1.4 / 3)
+    assert d["embedder"] == "fixed"
+
+
+async def test_record_holds_every_field_users_compare() -> None:
+    script = Script(three_candidates, ballots(3, "0", "0", "1"))
+    _, result = await debate(script, protocol="simple", personas="expert")
+    assert {
+        "personas", "transcript", "consensus_checks", "votes", "decision_success", "turns_used",
+        "decided_at", "fallback_used", "winner_agent", "answer_cosine", "final_answers",
+        "max_turns", "embedder",
+    } <= set(result.details)  # fmt: skip
+    assert set(result.details["transcript"][0]) == {
+        "turn", "agent", "persona", "kind", "message", "solution", "agreement", "extraction",
+        "calls",
+    }  # fmt: skip
+    assert set(result.details["votes"][0]) >= {
+        "turn", "candidates", "ballots", "tally", "winner", "tie", "invalid", "retries",
+    }  # fmt: skip
+    json.dumps(result.to_dict())  # JSON-serialisable as it goes into the sample store
+    assert [(a.agent, a.round, a.answer) for a in result.answers][:3] == [
+        ("agent_1", 1, "A"), ("agent_2", 1, "B"), ("agent_3", 1, "C"),
+    ]  # fmt: skip
+
+
+async def test_yes_no_debate_reads_yes_no_answers() -> None:
+    def turn(agent: str, t: int) -> str:
+        return f"{'[AGREE] ' if agent != 'agent_1' else ''}Camels store fat.\nANSWER: no"
+
+    _, result = await debate(
+        Script(turn), Problem("Do camels store water?", YesNo()), protocol="unanimity"
+    )
+    assert result.final == "no" and result.details["decided_at"] == {"turn": 1, "after": "agent_3"}

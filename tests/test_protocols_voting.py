@@ -1,0 +1,181 @@
+"""Voting rules (protocols/voting.py): ballot parsing, validity, points, tallies and ties."""
+
+from __future__ import annotations
+
+import pytest
+
+from mad_tasks.engine.protocols.voting import (
+    BallotRules,
+    VoteTally,
+    ballot_points,
+    parse_ballot,
+    tally,
+    winner_of,
+)
+
+SIMPLE = BallotRules("simple", 3)
+RANKED = BallotRules("ranked", 3)
+CUMULATIVE = BallotRules("cumulative", 3)
+APPROVAL = BallotRules("approval", 3)
+
+
+# -- simple ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, index",
+    [
+        ("0", 0),
+        ("2", 2),
+        ("Solution 1", 1),
+        ("I vote for solution 1.", 1),
+        ("1, because it is the best supported", 1),
+        ("**2**", 2),
+        ("3", None),  # out of range (0-indexed: 0..2)
+        ("-1", None),
+        ("none of them", None),
+        ("", None),
+    ],
+)
+def test_simple_ballot_reads_the_first_number(text: str, index: int | None) -> None:
+    assert parse_ballot(text, SIMPLE) == index
+
+
+def test_simple_ballot_both_parses_of_two_numbers() -> None:
+    # spec 8.9: the first integer (default) vs MALLM's joined digits, where "1 or 2" is 12: invalid
+    assert parse_ballot("1 or 2", SIMPLE) == 1
+    assert parse_ballot("1 or 2", BallotRules("simple", 3, simple_parse="all_digits")) is None
+    assert parse_ballot("Solution 2", BallotRules("simple", 3, simple_parse="all_digits")) == 2
+
+
+def test_simple_tally_golden() -> None:
+    assert tally([0, 0, 1], SIMPLE) == VoteTally([2, 1, 0], winner=0, tie=False, valid=3)
+    assert tally([0, 1, 2], SIMPLE) == VoteTally([1, 1, 1], winner=None, tie=True, valid=3)
+    # the paper's G.1 example: everyone votes 2
+    assert tally([2, 2, 2], SIMPLE).winner == 2
+
+
+# -- ranked ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, ranking",
+    [
+        ("0 1 2", [0, 1, 2]),
+        ("Ranking: 2, 0, 1 because solution 2 cites the source", [2, 0, 1]),
+        ("1 > 0 > 2", [1, 0, 2]),
+        ("1", [1]),  # partial rankings are allowed
+        ("0 0 1", None),  # duplicates are re-prompted (spec 8.10)
+        ("0 1 3", None),  # out of range
+        ("no ranking", None),
+    ],
+)
+def test_ranked_ballot(text: str, ranking: list[int] | None) -> None:
+    assert parse_ballot(text, RANKED) == ranking
+
+
+def test_ranked_ballot_respects_max_ranks() -> None:
+    rules = BallotRules("ranked", 7, max_ranks=5)
+    assert parse_ballot("0 1 2 3 4", rules) == [0, 1, 2, 3, 4]
+    assert parse_ballot("0 1 2 3 4 5", rules) is None
+
+
+def test_borda_points_golden() -> None:
+    # spec 9.7: "0 1 2", "1 0 2", "0 2 1" -> [8, 6, 4], winner 0
+    assert ballot_points([0, 1, 2], RANKED) == [3, 2, 1]
+    result = tally([[0, 1, 2], [1, 0, 2], [0, 2, 1]], RANKED)
+    assert result == VoteTally([8, 6, 4], winner=0, tie=False, valid=3)
+    # min(5, N) - position: with 7 candidates the top gets 5, a partial ranking scores its part
+    assert ballot_points([6, 2], BallotRules("ranked", 7)) == [0, 0, 4, 0, 0, 0, 5]
+    # the paper's G.1 example: all three rank "0 1 2"
+    assert tally([[0, 1, 2]] * 3, RANKED).winner == 0
+
+
+# -- cumulative ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, points",
+    [
+        ('{"1": 9, "2": 1}', [0, 9, 1]),
+        ("{0: 2, 1: 4, 2: 4}", [2, 4, 4]),  # Python-style keys, no eval needed
+        ('Here is my allocation: {"0": 1, "1": 2, "2": 7}. Thanks!', [1, 2, 7]),
+        ('{"Solution 0": 5, "Solution 2": 5}', [5, 0, 5]),
+        ('{"0": 10.0}', [10, 0, 0]),
+        ('{"0": 4, "1": 5}', None),  # sums to 9: must be exactly 10
+        ('{"0": 11, "1": -1}', None),  # negative points
+        ('{"0": 5, "3": 5}', None),  # out of range
+        ('{"0": 5, "0": 5}', None),  # the same solution twice
+        ('{"0": 5.5, "1": 4.5}', None),  # fractions of a point
+        ('{"0": "five", "1": 5}', None),
+        ("0: 5, 1: 5", None),  # no object
+    ],
+)
+def test_cumulative_ballot(text: str, points: list[int] | None) -> None:
+    assert parse_ballot(text, CUMULATIVE) == points
+
+
+def test_cumulative_worked_example_of_the_paper() -> None:
+    # App. G.1: A->{1: 9, 2: 1}, B->{0: 2, 1: 4, 2: 4}, C->{0: 1, 1: 2, 2: 7} -> [3, 15, 12]
+    ballots = [
+        parse_ballot(t, CUMULATIVE)
+        for t in ('{"1": 9, "2": 1}', '{"0": 2, "1": 4, "2": 4}', '{"0": 1, "1": 2, "2": 7}')
+    ]
+    assert tally(ballots, CUMULATIVE) == VoteTally([3, 15, 12], winner=1, tie=False, valid=3)
+
+
+def test_cumulative_budget_of_25_with_fewer_allowed() -> None:
+    rules = BallotRules("cumulative", 3, points=25, allow_fewer=True)
+    assert parse_ballot('{"0": 20, "1": 5}', rules) == [20, 5, 0]
+    assert parse_ballot('{"0": 3}', rules) == [3, 0, 0]
+    assert parse_ballot('{"0": 26}', rules) is None
+    assert parse_ballot('{"0": 0}', rules) is None  # no points at all is no ballot
+    assert parse_ballot('{"0": 3}', BallotRules("cumulative", 3, points=25)) is None
+
+
+# -- approval --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, approved",
+    [
+        ("0,1,2", [0, 1, 2]),
+        ("0, 2", [0, 2]),
+        ("I approve solutions 0 and 2.", [0, 2]),
+        ("1, 5", [1]),  # out-of-range indices are dropped
+        ("1, 1", [1]),
+        ("5, 7", None),  # nothing left
+        ("all of them", None),
+    ],
+)
+def test_approval_ballot(text: str, approved: list[int] | None) -> None:
+    assert parse_ballot(text, APPROVAL) == approved
+
+
+def test_approval_tally_golden() -> None:
+    assert tally([[0, 1], [1], [1]], APPROVAL) == VoteTally([1, 3, 0], winner=1, tie=False, valid=3)
+    assert tally([[0, 1, 2]] * 3, APPROVAL) == VoteTally([3, 3, 3], winner=None, tie=True, valid=3)
+
+
+# -- tallies ---------------------------------------------------------------------------------------
+
+
+def test_invalid_ballots_are_dropped() -> None:
+    assert tally([None, 1, None], SIMPLE) == VoteTally([0, 1, 0], winner=1, tie=False, valid=1)
+
+
+def test_no_valid_ballot_gives_no_winner_and_no_tie() -> None:
+    assert tally([None, None, None], SIMPLE) == VoteTally(
+        [0, 0, 0], winner=None, tie=False, valid=0
+    )
+    assert winner_of([], 0) == VoteTally([], winner=None, tie=False, valid=0)
+
+
+def test_a_tie_is_never_broken() -> None:
+    assert winner_of([4, 6, 6], 3) == VoteTally([4, 6, 6], winner=None, tie=True, valid=3)
+    assert winner_of([7, 6, 6], 3).winner == 0
+
+
+def test_unknown_protocol() -> None:
+    with pytest.raises(ValueError, match="unknown voting protocol"):
+        parse_ballot("0", BallotRules("borda", 3))

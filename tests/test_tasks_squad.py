@@ -1,0 +1,216 @@
+"""squad_v2: SQuAD 2.0 loading and the `squad` scorer (exact match and F1, HasAns / NoAns split)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ModelOutput
+from inspect_ai.scorer import Target
+from inspect_ai.solver import TaskState
+
+from mad_tasks.scorers.squad import NO_ANSWER, exact, f1, normalize, read_prediction, squad
+from mad_tasks.tasks import _bench
+from mad_tasks.tasks.squad_v2 import PRESETS, squad_v2
+
+# synthetic rows in the rajpurkar/squad_v2 schema
+ROWS = [
+    {"id": "s1", "title": "Lighthouses", "question": "Who kept the lighthouse?",
+     "context": "The lighthouse on the cape was kept by Mara Quill for forty years.",
+     "answers": {"text": ["Mara Quill", "Mara Quill", "Quill"], "answer_start": [39, 39, 44]}},
+    {"id": "s2", "title": "Lighthouses", "question": "What colour was the lighthouse roof?",
+     "context": "The lighthouse on the cape was kept by Mara Quill for forty years.",
+     "answers": {"text": [], "answer_start": []}},
+    {"id": "s3", "title": "Rivers", "question": "How long is the Teller river?",
+     "context": "The Teller river runs 212 kilometres to the sea.",
+     "answers": {"text": ["212 kilometres"], "answer_start": [22]}},
+]  # fmt: skip
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> str:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return str(path)
+
+
+# -- the measures ------------------------------------------------------------------------------------
+
+
+def test_normalize_like_the_official_script() -> None:
+    assert normalize("The  Denver Broncos!") == "denver broncos"
+    assert normalize("an apple, a pear") == "apple pear"
+    assert normalize("[UNKNOWN]") == "unknown"
+
+
+@pytest.mark.parametrize(
+    "prediction, gold, em, f",
+    [
+        ("Denver Broncos", "Denver Broncos", 1.0, 1.0),
+        ("the Broncos", "Broncos", 1.0, 1.0),
+        ("Denver Broncos team", "Denver Broncos", 0.0, 0.8),  # P 2/3, R 1
+        ("Broncos", "Denver Broncos", 0.0, 2 / 3),  # P 1, R 1/2
+        ("Carolina Panthers", "Denver Broncos", 0.0, 0.0),
+        ("", "", 1.0, 1.0),  # no-answer against no-answer
+        ("Denver", "", 0.0, 0.0),
+        ("", "Denver", 0.0, 0.0),
+    ],
+)
+def test_exact_and_f1(prediction: str, gold: str, em: float, f: float) -> None:
+    assert exact(prediction, gold) == em
+    assert f1(prediction, gold) == pytest.approx(f)
+
+
+@pytest.mark.parametrize(
+    "completion, expected",
+    [
+        ("Reasoning...\nANSWER: Mara Quill", "Mara Quill"),
+        ("ANSWER: [UNKNOWN]", ""),
+        ("ANSWER: unknown", ""),
+        ("ANSWER: The answer is Unknown.", ""),
+        ("", None),
+        ("I cannot decide.", None),
+    ],
+)
+def test_read_prediction(completion: str, expected: str | None) -> None:
+    assert read_prediction(completion) == expected
+
+
+def state_with(completion: str, target: str | list[str]) -> TaskState:
+    return TaskState(
+        model="madsim/x", sample_id="q", epoch=1, input="Q?", messages=[],
+        target=Target(target), output=ModelOutput.from_content("madsim/x", completion),
+    )  # fmt: skip
+
+
+async def score_of(completion: str, target: str | list[str]) -> dict:
+    score = await squad()(state_with(completion, target), Target(target))
+    return score.value
+
+
+NAN = math.nan
+
+
+@pytest.mark.parametrize(
+    "completion, target, expected",
+    [
+        # the spec's golden case: "[UNKNOWN]" with no reference is F1 = 1
+        ("ANSWER: [UNKNOWN]", NO_ANSWER, (1, 1, NAN, NAN, 1, 1)),
+        ("ANSWER: Mara Quill", NO_ANSWER, (0, 0, NAN, NAN, 0, 0)),
+        ("", NO_ANSWER, (0, 0, NAN, NAN, 0, 0)),  # no output is never a correct no-answer
+        ("ANSWER: Quill", ["Mara Quill", "Quill"], (1, 1, 1, 1, NAN, NAN)),  # best reference
+        ("ANSWER: Mara", ["Mara Quill", "Quill"], (0, 2 / 3, 0, 2 / 3, NAN, NAN)),
+        ("ANSWER: [UNKNOWN]", ["Mara Quill"], (0, 0, 0, 0, NAN, NAN)),
+        ("I am not sure.", ["Mara Quill"], (0, 0, 0, 0, NAN, NAN)),
+    ],
+)
+async def test_squad_scores(completion: str, target, expected: tuple) -> None:
+    value = await score_of(completion, target)
+    keys = ("exact", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1")
+    assert list(value) == list(keys)
+    for key, want in zip(keys, expected):
+        if math.isnan(want):
+            assert math.isnan(value[key]), key
+        else:
+            assert value[key] == pytest.approx(want), key
+
+
+# -- the task ----------------------------------------------------------------------------------------
+
+
+def test_records(tmp_path: Path) -> None:
+    task = squad_v2(data_path=write_jsonl(tmp_path / "squad.jsonl", ROWS))
+    assert [(s.id, s.input, s.target) for s in task.dataset] == [
+        ("s1", "Who kept the lighthouse?", ["Mara Quill", "Quill"]),  # duplicates dropped
+        ("s2", "What colour was the lighthouse roof?", NO_ANSWER),
+        ("s3", "How long is the Teller river?", ["212 kilometres"]),
+    ]
+    metadata = task.dataset[0].metadata
+    assert metadata["answer_format"] == "text"
+    assert metadata["context"].startswith("The lighthouse on the cape")
+
+
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"answers": ["Mara"]}, "answers"),
+        ({"answers": {"text": [3]}}, "answers"),
+        ({"context": ""}, "context"),
+    ],
+)
+def test_bad_record_names_the_record(tmp_path: Path, bad: dict, field: str) -> None:
+    path = write_jsonl(tmp_path / "bad.jsonl", [ROWS[0], {**ROWS[1], **bad}])
+    with pytest.raises(ValueError, match=rf"bad\.jsonl: record 2: '{field}'"):
+        squad_v2(data_path=path)
+
+
+def test_paper_subset_sizes() -> None:
+    assert PRESETS == {"voting": 373, "cortex": 100}
+
+
+def test_public_source_is_the_pinned_revision(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = []
+
+    def fake_hf_records(path, split, name=None, revision=None):
+        asked.append((path, split, name, revision))
+        return ROWS
+
+    monkeypatch.setattr(_bench, "hf_records", fake_hf_records)
+    task = squad_v2()
+    revision = "3ffb306f725f7d2ce8394bc1873b24868140c412"
+    assert asked == [("rajpurkar/squad_v2", "validation", None, revision)]
+    assert task.metadata["source"].endswith(f"@ {revision}")
+
+
+# -- end to end --------------------------------------------------------------------------------------
+
+
+def run(task: Task, tmp_path: Path, **model_args) -> EvalLog:
+    [log] = eval(
+        task, model="madsim/x", model_args=model_args, display="none",
+        log_dir=str(tmp_path / "logs"),
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    return log
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    return {s.name: s.metrics["mean"].value for s in log.results.scores if "mean" in s.metrics}
+
+
+SQUAD_KEYS = ("exact", "f1", "HasAns_exact", "HasAns_f1", "NoAns_exact", "NoAns_f1")
+
+
+def test_always_right_scores_one(tmp_path: Path) -> None:
+    rows = [{**ROWS[0], "answers": {"text": ["Mara Quill"], "answer_start": [39]}}, *ROWS[1:]]
+    log = run(
+        squad_v2(data_path=write_jsonl(tmp_path / "squad.jsonl", rows)), tmp_path, accuracy=1.0
+    )
+    assert {k: v for k, v in metrics(log).items() if k in SQUAD_KEYS} == dict.fromkeys(
+        SQUAD_KEYS, 1.0
+    )
+    assert log.samples[1].output.completion == f"ANSWER: {NO_ANSWER}"
+
+
+def test_always_wrong_scores_zero(tmp_path: Path) -> None:
+    # madsim answers what the answers file says: here a span from nowhere, for every question
+    answers = tmp_path / "wrong.jsonl"
+    write_jsonl(answers, [{"question": r["question"], "answer": "Zanzibar ferry"} for r in ROWS])
+    task = squad_v2(data_path=write_jsonl(tmp_path / "squad.jsonl", ROWS))
+    log = run(task, tmp_path, accuracy=1.0, answers=str(answers))
+    assert {k: v for k, v in metrics(log).items() if k in SQUAD_KEYS} == dict.fromkeys(
+        SQUAD_KEYS, 0.0
+    )
+
+
+def test_split_metrics_when_every_answer_is_unknown(tmp_path: Path) -> None:
+    answers = tmp_path / "unknown.jsonl"
+    write_jsonl(answers, [{"question": r["question"], "answer": NO_ANSWER} for r in ROWS])
+    task = squad_v2(data_path=write_jsonl(tmp_path / "squad.jsonl", ROWS))
+    found = metrics(run(task, tmp_path, accuracy=1.0, answers=str(answers)))
+    # one of the three questions has no answer: it alone is right
+    assert found["f1"] == pytest.approx(1 / 3) and found["exact"] == pytest.approx(1 / 3)
+    assert found["HasAns_f1"] == 0.0 and found["HasAns_exact"] == 0.0
+    assert found["NoAns_f1"] == 1.0 and found["NoAns_exact"] == 1.0
