@@ -18,7 +18,10 @@ from inspect_ai.solver import Solver, TaskState, solver
 import mad_tasks._registry
 from mad_tasks._aliases import register_short_aliases
 
-NAMES = ["single", "cot", "self_consistency", "du_debate"]
+NAMES = [
+    "single", "cot", "self_consistency", "du_debate", "cortex",
+    "voting", "consensus", "aad", "collective_improvement", "more", "samre", "single_judge",
+]  # fmt: skip
 
 
 def test_inspect_internals_used_by_the_aliases_still_exist() -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 import zlib
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported on first use: the Inspect registry imports this module
+    import numpy as np
 
 EMBEDDERS = ("hashing", "sentence-transformers", "openai")
 
@@ -24,6 +25,8 @@ class Embedder(Protocol):
 
 
 def _normalise_rows(m: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     return m / np.where(norms == 0, 1.0, norms)
 
@@ -39,6 +42,8 @@ class HashingEmbedder:
         return words + [joined[i : i + 3] for i in range(max(0, len(joined) - 2))]
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         m = np.zeros((len(texts), self.dim))
         for row, text in enumerate(texts):
             for f in self._features(text):
@@ -60,6 +65,8 @@ class SentenceTransformerEmbedder:
         self._model = SentenceTransformer(model)
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         return _normalise_rows(np.asarray(self._model.encode(list(texts))))
 
 
@@ -72,6 +79,8 @@ class OpenAIEmbedder:
         self._client = AsyncOpenAI()
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         response = await self._client.embeddings.create(model=self._model, input=list(texts))
         return _normalise_rows(np.asarray([d.embedding for d in response.data]))
 
@@ -90,6 +99,8 @@ def make_embedder(spec: str) -> Embedder:
 
 def mean_pairwise_cosine(vectors: np.ndarray) -> float | None:
     """Mean cosine over all pairs of (L2-normalised) rows; None with fewer than two rows."""
+    import numpy as np
+
     n = len(vectors)
     if n < 2:
         return None
