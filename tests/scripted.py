@@ -20,7 +20,8 @@ T = TypeVar("T")
 
 ReplyFn = Callable[[Call], "str | Reply"]
 
-# usage given to replies scripted as plain strings, so token figures are always known
+# usage given to replies scripted as plain strings, so token figures are always known (a script
+# returns `Reply(text, None)` for a provider that reports none, `cached=True` for a cache hit)
 DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=2)
 
 _current_span: ContextVar[str | None] = ContextVar("scripted_span", default=None)

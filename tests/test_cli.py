@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
+from testdata import STRATEGYQA as STRATEGYQA_DEV
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
 INSPECT = Path(sys.executable).parent / "inspect"
 STORE_KEY = "mad_tasks:debate"
 

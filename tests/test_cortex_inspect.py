@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log, resolve_sample_at
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import choice
 from inspect_ai.solver import multiple_choice
+from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.engine.protocols.cortex import credibility
 from mad_tasks.scorers.answers import final_answer
@@ -26,8 +27,6 @@ from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
 STORE_KEY = "mad_tasks:debate"
 INSPECT = Path(sys.executable).parent / "inspect"
 AGENTS = [f"agent_{i}" for i in range(1, 6)]

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from mad_tasks.engine.answers import Choice
+from mad_tasks.engine.answers import Choice, FreeText
 from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import Tally
@@ -295,3 +295,24 @@ def test_paper_format_reply_parses_answer_and_confidence() -> None:
     text = "Answer: (B)\nExplanation: Paris is the capital.\nConfidence Score: 0.85"
     assert Choice(("London", "Paris", "Rome")).extract(text) == "B"
     assert parse_confidence(text) == 0.85
+
+
+def test_two_distinct_answers_and_an_abstention_are_all_distinct() -> None:
+    # spec: "if all n answers are distinct" there is no answer; an abstention is no answer
+    tally = rules.final_vote(["Paris", "Rome", None])
+    assert tally.winner is None and rules.all_distinct(tally)
+    assert tally.counts == {"Paris": 1, "Rome": 1} and tally.abstentions == 1
+
+
+def test_final_vote_groups_answers_by_the_key() -> None:
+    tally = rules.final_vote(["Paris", "paris.", "Rome"], key=FreeText().key)
+    assert tally.winner == "Paris" and tally.counts == {"Paris": 2, "Rome": 1}
+    assert rules.final_vote(["Paris", "paris.", "Rome"]).winner is None  # exact: all distinct
+
+
+def test_a_huge_confidence_never_raises() -> None:
+    huge = "9" * 5000
+    assert parse_confidence(f"Confidence: {huge}") == 1.0  # clamped, as any value above 100
+    assert parse_confidence(f"Confidence: 85/{huge}") == 0.0
+    assert parse_confidence(f"Confidence: 0.{huge}") == pytest.approx(1.0)
+    assert parse_confidence(f"Confidence: {huge}/{huge}") is None  # inf/inf: no value, never NaN

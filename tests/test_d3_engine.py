@@ -27,7 +27,6 @@ PAIR = Pair(
     "What is the capital of Australia?",
     "Canberra has been the capital since 1913; claude-v1 wrote this.",
     "Sydney, the largest city.",
-    hidden=("claude-v1", "gpt-4"),
 )
 GOOD = "Canberra"
 
@@ -174,17 +173,17 @@ async def test_jurors_get_the_papers_personas_in_turn() -> None:
     assert all(d3.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
 
 
-async def test_the_record_is_anonymised_before_judge_and_jury_read_it() -> None:
+async def test_agent_ids_are_hidden_and_the_pair_is_shown_verbatim() -> None:
     rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
     result = await more(new_session(rt), PAIR, advocates=2)
     ids = ("advocate_a_1", "advocate_b_2", "strategist_a", "juror_")
     for prompt in prompts_of(rt, "judge") + prompts_of(rt, "juror"):
         assert not any(i in prompt for i in ids)
-        assert "gpt-4" not in prompt.lower() and "claude-v1" not in prompt
-        assert "[hidden]" in prompt
-    # the answers themselves are anonymised for everyone, advocates included
-    assert all("claude-v1" not in p for p in prompts_of(rt, "advocate"))
-    assert "claude-v1" not in result.details["hearings"][0]["transcript"]
+        assert "[hidden] (GPT-4) argues" in prompt  # where a defence named its writer
+    # the question and the answers are what is judged: never altered, a model's name included
+    for prompt in prompts_of(rt, "advocate") + prompts_of(rt, "judge") + prompts_of(rt, "juror"):
+        assert PAIR.blocks() in prompt
+    assert "claude-v1 wrote this" in result.details["hearings"][0]["transcript"]
 
 
 async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> None:
@@ -346,8 +345,28 @@ async def test_jurors_alone_never_decide_for_b_by_default() -> None:
     verdict = result.details["hearings"][0]["verdict"]
     assert verdict["abstentions"] == 5 and verdict["tiebreak_used"]
     assert result.final == "B"  # from the judge's gap (-20), not from the abstentions
+
+
+@pytest.mark.parametrize("method", ["more", "samre", "single"])
+async def test_an_unreadable_court_abstains_never_ties(method: str) -> None:
     rt = ScriptedRuntime(court(lambda call: None, lambda call: None))
-    assert (await more(new_session(rt, retries=0), PAIR, advocates=1)).final == "tie"
+    run = {"more": more, "samre": samre, "single": single_judge}[method]
+    result = await run(new_session(rt, retries=0), PAIR)
+    assert (result.final, result.details["verdict"]) == (None, None)
+    [hearing] = result.details["hearings"]
+    assert hearing["verdict"]["winner"] is None
+    assert rt.infos[-1] == ("verdict", d3.verdict_report(result.details))
+    assert "no verdict (abstained)" in rt.infos[-1][1]
+
+
+async def test_a_swap_with_one_unreadable_order_abstains() -> None:
+    def reversed_unreadable(answer):
+        return lambda call: None if call.agent.startswith("swapped/") else answer
+
+    rt = ScriptedRuntime(court(reversed_unreadable((90, 70)), reversed_unreadable("A")))
+    result = await more(new_session(rt, retries=0), PAIR, advocates=1, swap=Swap(True))
+    assert [h["verdict"]["winner"] for h in result.details["hearings"]] == ["A", None]
+    assert (result.final, result.details["position_consistent"]) == (None, None)
 
 
 async def test_no_jury_lets_the_judge_decide() -> None:
@@ -409,18 +428,18 @@ async def test_single_judge_is_one_call_on_the_same_criteria() -> None:
     [call] = rt.calls
     assert (call.agent, call.role, call.purpose) == ("judge", "judge", "score")
     prompt = transcript_text(call)
-    assert "Canberra" in prompt and "Sydney" in prompt and "claude-v1" not in prompt
+    assert "Canberra" in prompt and "Sydney" in prompt and "claude-v1 wrote this" in prompt
     for criterion in d3.CRITERIA:
         assert criterion in prompt
     assert (result.method, result.final, result.details["rounds"]) == ("single_judge", "B", 1)
     assert rt.spans == ["judge"] and rt.info_titles() == ["judge", "verdict"]
 
 
-async def test_single_judge_without_totals_is_a_tie_after_the_follow_up() -> None:
+async def test_single_judge_without_totals_abstains_after_the_follow_up() -> None:
     rt = ScriptedRuntime(court(lambda call: None, JURORS_3_2))
     result = await single_judge(new_session(rt), PAIR)
     assert [c.attempt for c in rt.calls] == [0, 1]
-    assert (result.final, result.details["unscored"]) == ("tie", 1)
+    assert (result.final, result.details["unscored"]) == (None, 1)
 
 
 async def test_single_judge_swap_makes_two_calls() -> None:

@@ -14,22 +14,26 @@ import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai._util.registry import registry_info, registry_lookup
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import TaskState
+from testdata import MT_BENCH_PAIRS, shared
+from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.engine.methods import d3
+from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
-from mad_tasks.scorers.judges import ScorerOptionError, more_judge, samre_judge
+from mad_tasks.scorers.judges import more_judge, samre_judge
 from mad_tasks.solvers.baselines import single
+from mad_tasks.solvers.decision import consensus
+from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.solvers.judges import more, pair_of, samre, single_judge, stop_rule
 from mad_tasks.tasks import mt_bench_judge as mt
 from mad_tasks.tasks.mt_bench_judge import hub_sample, mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-PAIRS = DATA / "mt_bench_human" / "pairs.jsonl"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
+PAIRS = MT_BENCH_PAIRS
 STORE_KEY = "mad_tasks:debate"
 
 
@@ -258,6 +262,124 @@ def test_reference_from_a_metadata_field(run) -> None:
     assert log.samples[0].scores["more_judge"].answer == "loss"
 
 
+# -- a reply that cannot be read is an abstention: 0, never a tie ----------------------------------
+
+
+def unreadable(prompt: str) -> str:
+    """Advocates argue; the judge and the jurors never give anything readable."""
+    if d3.prompt_kind(prompt) == "defend":
+        return "Answer A has merit."
+    return "Both answers have merit; I cannot decide."
+
+
+@pytest.mark.parametrize(
+    "solver", [more(advocates=1, jurors=3), samre(max_rounds=2), single_judge()]
+)
+def test_an_unreadable_judge_abstains_and_scores_zero(run, tmp_path: Path, solver) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", ROWS)  # gold A, tie, B
+    task = mt_bench_judge(data_path=str(path), ties="keep")
+    log = run(task, solver=solver, model=mock(unreadable))
+    for sample in log.samples:
+        assert sample.store[STORE_KEY]["final"] is None
+        assert sample.output.completion == ""
+        score = sample.scores["judge_agreement"]
+        assert (score.value, score.answer) == ("I", "")
+        assert (score.metadata["verdict"], score.metadata["abstained"]) == (None, True)
+    m = metrics(log, "judge_agreement")
+    assert (m["accuracy"], m["tie_rate"], m["abstention_rate"]) == (0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: more_judge(advocates=1, jurors=3), lambda: samre_judge(max_rounds=2)]
+)
+def test_an_unreadable_debate_judge_grades_zero_never_a_tie(run, make) -> None:
+    scorer = make()
+    name = registry_info(scorer).name.split("/")[-1]
+    task = Task(
+        dataset=MemoryDataset(
+            [Sample(id=i, input="Say hi.", target="Hello there!") for i in (1, 2)]
+        ),
+        solver=single(answer_format="text"),
+        scorer=scorer,
+    )
+    log = run(task, model=mock(lambda p: unreadable(p) if d3.prompt_kind(p) else "ANSWER: hi"))
+    for sample in log.samples:
+        graded = sample.scores[name]
+        assert (graded.value, graded.answer, graded.metadata["verdict"]) == (0.0, "abstained", None)
+        assert graded.metadata["abstained"] is True
+    m = metrics(log, name)
+    assert (m["mean"], m["tie_rate"], m["abstention_rate"]) == (0.0, 0.0, 1.0)
+
+
+# -- anonymisation: only where a name says who wrote what -----------------------------------------
+
+
+def test_the_judge_scorers_show_the_question_and_answers_verbatim(run) -> None:
+    # the model under test is mockllm/model: its short name "model" is also an ordinary word
+    seen: list[str] = []
+
+    def reply(prompt: str) -> str:
+        if d3.prompt_kind(prompt) is None:  # the model under test
+            return "ANSWER: A language model predicts words."
+        seen.append(prompt)
+        return court_reply(first_shown)(prompt)
+
+    task = Task(
+        dataset=MemoryDataset(
+            [Sample(input="What can a language model do?", target="A model writes.")]
+        ),
+        solver=single(answer_format="text"),
+        scorer=more_judge(advocates=1, jurors=1),
+    )
+    log = run(task, model=mock(reply))
+    assert log.samples[0].scores["more_judge"].answer == "win"
+    assert len(seen) == 2 + 2 + 1 + 1
+    for prompt in seen:
+        assert "[Question]\nWhat can a language model do?\n[end of Question]" in prompt
+        assert "[Answer A]\nANSWER: A language model predicts words\n" in prompt
+        assert "[Answer B]\nA model writes.\n" in prompt
+        assert "[hidden]" not in prompt
+
+
+# -- other solvers on mt_bench_judge: a two-choice question with both answers ---------------------
+
+
+@pytest.mark.parametrize(
+    "solver",
+    [single(), du_debate(agents=2, rounds=2), consensus(personas="none", max_turns=1)],
+    ids=["single", "du_debate", "consensus"],
+)
+def test_other_solvers_judge_the_pair_as_a_two_choice_question(run, tmp_path: Path, solver) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", ROWS)  # gold A, tie, B
+
+    def reply(prompt: str) -> str:  # B, except a tie on the second pair
+        return "I compared them.\nANSWER: " + ("C" if "Q2?" in prompt else "B")
+
+    log = run(mt_bench_judge(data_path=str(path), ties="keep"), solver=solver, model=mock(reply))
+    for sample in map(resolve_sample_attachments, log.samples):
+        meta = sample.metadata
+        calls = events(sample, "model")
+        assert calls
+        for call in calls:
+            prompt = "\n".join(m.text for m in call.input)
+            assert f"[Question]\n{sample.input}\n[end of Question]" in prompt
+            assert f"[Answer A]\n{meta['answer_a']}\n[end of Answer A]" in prompt
+            assert f"[Answer B]\n{meta['answer_b']}\n[end of Answer B]" in prompt
+            assert "A) Answer A" in prompt and "C) tie" in prompt
+    verdicts = [s.scores["judge_agreement"].answer for s in log.samples]
+    assert verdicts == ["B", "tie", "B"]
+    m = metrics(log, "judge_agreement")
+    assert (m["accuracy"], m["tie_rate"]) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+
+
+def test_without_gold_ties_the_question_offers_two_choices(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "pairs.jsonl", ROWS)
+    samples = list(mt_bench_judge(data_path=str(path)).dataset)
+    assert [s.choices for s in samples] == [["Answer A", "Answer B"]] * 2
+    kept = list(mt_bench_judge(data_path=str(path), ties="keep").dataset)
+    assert [s.choices for s in kept] == [["Answer A", "Answer B", "tie"]] * 3
+
+
 # -- the task: data, ties, the public source -------------------------------------------------------
 
 
@@ -266,15 +388,19 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def test_the_shared_pairs_load_as_labelled_samples() -> None:
-    task = mt_bench_judge(data_path=str(PAIRS))
+@pytest.mark.parametrize(
+    "where, labels",
+    [("fixture", {"A": 5, "B": 5}), ("mt_bench_human/pairs.jsonl", {"B": 2062, "A": 1293})],
+)
+def test_a_pairs_file_loads_as_labelled_samples(where: str, labels: dict[str, int]) -> None:
+    path = MT_BENCH_PAIRS if where == "fixture" else shared(where)
+    task = mt_bench_judge(data_path=str(path))
     samples = list(task.dataset)
-    assert len(samples) == 3355
-    assert Counter(s.target for s in samples) == {"B": 2062, "A": 1293}
-    first = json.loads(PAIRS.read_text(encoding="utf-8").splitlines()[0])
+    assert Counter(s.target for s in samples) == labels
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     assert samples[0].id == first["row"] and samples[0].input == first["question"]
     assert samples[0].metadata["answer_a"] == first["answer_a"]
-    assert task.metadata == {"source": str(PAIRS), "revision": None, "ties": "drop", "gold_ties": 0}
+    assert task.metadata == {"source": str(path), "revision": None, "ties": "drop", "gold_ties": 0}
 
 
 ROWS = [
@@ -362,7 +488,9 @@ def test_the_public_source_records_the_revision_it_resolved(
     assert mt_bench_judge(revision="fedcba").metadata["revision"] == "fedcba"
 
 
-def test_model_names_of_a_pair_are_hidden_from_the_judges() -> None:
+def test_the_pair_names_no_model_and_keeps_its_text() -> None:
+    # the court's prompts are built from the pair alone: the models' names in the metadata never
+    # reach them, and what the answers say (a model's name included) is judged as written
     sample = hub_sample(hub_row(1, "model_a"), 1)
     state = TaskState(
         model="madsim/x",
@@ -372,9 +500,7 @@ def test_model_names_of_a_pair_are_hidden_from_the_judges() -> None:
         messages=[],
         metadata=sample.metadata,
     )
-    pair = pair_of(state)
-    assert pair.hidden == ("gpt-4", "vicuna-13b-v1.2")
-    assert "[hidden] first reply" in pair.anonymised().a
+    assert pair_of(state) == Pair("First question?", "gpt-4 first reply", "vicuna first reply")
 
 
 def test_a_sample_without_two_answers_is_an_error_naming_them() -> None:

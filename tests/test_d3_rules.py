@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from mad_tasks.engine.protocols.d3 import (
+    MAX_PAIR_LINES,
     JudgeScores,
     StopRule,
     Verdict,
@@ -90,6 +91,78 @@ def test_the_instruction_states_the_range() -> None:
     assert "ANSWER: (x, y)" in SCORES.instruction() and "6 and 120" in SCORES.instruction()
 
 
+# criteria summing to (102, 79); the last one alone is (16, 12), a readable but wrong total
+NAMED = [("Relevance", 18, 15), ("Accuracy", 17, 13), ("Depth", 16, 12), ("Clarity", 17, 14),
+         ("Reasoning", 18, 13), ("Rebuttal", 16, 12)]  # fmt: skip
+
+
+def test_named_criterion_lines_are_summed_not_read_as_the_totals() -> None:
+    reply = "\n".join(f"{name}: ({a}, {b})" for name, a, b in NAMED)
+    assert SCORES.extract(reply) == "102, 79"
+    assert parse_criteria(reply) == [(a, b) for _, a, b in NAMED]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{n}. [{a}, {b}]",
+        "{n}: [{a}, {b}]",
+        "{n}) ({a}, {b})",
+        "**{n}. {name}**: [{a}, {b}]",
+        "{n}. {name} to the question: ({a}, {b})",
+    ],
+)
+def test_criterion_line_forms(line: str) -> None:
+    reply = "\n".join(
+        line.format(n=n, name=name, a=a, b=b) for n, (name, a, b) in enumerate(NAMED, 1)
+    )
+    assert parse_criteria(reply) == [(a, b) for _, a, b in NAMED]
+    assert SCORES.extract(reply) == "102, 79"
+
+
+def test_a_stray_pair_after_six_criteria_does_not_stop_the_sum() -> None:
+    assert SCORES.extract(f"{CRITERIA_LINES}\nClarity weighs double here (3, 4).") == (
+        f"{sum(15 + i % 2 for i in range(1, 7))}, {sum(10 + i % 3 for i in range(1, 7))}"
+    )
+
+
+def test_a_totals_line_wins_over_the_criteria() -> None:
+    assert SCORES.extract(f"{CRITERIA_LINES}\nTotal: (90, 70)") == "90, 70"
+
+
+def test_a_reply_with_more_pair_lines_than_the_cap_is_unread() -> None:
+    filler = "\n".join(["(50, 50)"] * (MAX_PAIR_LINES - 6))
+    assert parse_criteria(f"{filler}\n{CRITERIA_LINES}") is not None
+    assert parse_criteria(f"(50, 50)\n{filler}\n{CRITERIA_LINES}") is None
+    assert SCORES.extract(f"(50, 50)\n{filler}\n{CRITERIA_LINES}") is None
+
+
+def test_a_lone_pair_is_read_when_there_are_no_criteria() -> None:
+    assert SCORES.extract("I would give them (93, 63).") == "93, 63"
+    assert SCORES.extract("Relevance: (18, 15)\nClarity: (17, 13)") is None  # two of six criteria
+
+
+def test_a_three_digit_total_in_the_parenthesised_fallback() -> None:
+    assert SCORES.extract(f"{CRITERIA_LINES}\nSo the totals are (102, 99).") == "102, 99"
+
+
+def test_a_pair_with_a_longer_number_is_not_cut_to_three_digits() -> None:
+    assert SCORES.extract("ANSWER: (95, 1000)") is None
+    assert SCORES.extract("ANSWER: 95, 1000") is None
+
+
+def test_totals_at_the_bounds_are_read() -> None:
+    assert SCORES.extract("ANSWER: (6, 120)") == "6, 120"
+    assert SCORES.extract("ANSWER: (120, 6)") == "120, 6"
+
+
+def test_criterion_scores_at_the_bounds_are_read_and_beyond_them_refused() -> None:
+    edge = CRITERIA_LINES.replace("1. [16, 11]", "1. [1, 20]")
+    assert parse_criteria(edge)[0] == (1, 20)
+    assert parse_criteria(CRITERIA_LINES.replace("1. [16, 11]", "1. [0, 11]")) is None
+    assert parse_criteria(CRITERIA_LINES.replace("1. [16, 11]", "1. [15, 21]")) is None
+
+
 # -- 2./3. SAMRE's stop rule -----------------------------------------------------------------------
 
 
@@ -160,6 +233,26 @@ def test_decisive_gap() -> None:
     assert first_stop([10, -35, 0, 20, 40], rule) == (2, "decisive")
 
 
+def test_a_gap_exactly_at_the_decisive_gap_stops() -> None:
+    rule = StopRule(decisive_gap=30)
+    assert stop_reason([30], 0, rule) == "decisive"
+    assert stop_reason([-30], 0, rule) == "decisive"  # either side's lead
+    assert stop_reason([29], 0, rule) is None
+
+
+def test_a_tied_round_is_not_a_sign_flip() -> None:
+    # a gap of 0 has no winner, so it changes no winner into the other
+    assert converged([0, -2], SIGNED)
+    assert converged([2, 0], SIGNED)
+    assert converged([0, 0], SIGNED)
+    assert not converged([2, 0, -2], StopRule(window=3))  # the flip is across the tie
+
+
+def test_the_default_round_limit_is_five() -> None:
+    assert StopRule().max_rounds == 5
+    assert first_stop([10, 30, 50, 70, 90, 110], StopRule()) == (5, "max_rounds")
+
+
 def test_convergence_is_reported_before_the_budget() -> None:
     assert stop_reason([10, 10], 10_000, StopRule(token_budget=1)) == "converged"
 
@@ -185,7 +278,22 @@ def test_an_abstention_is_never_a_vote_for_b() -> None:
 
 def test_a_tied_jury_and_a_tied_judge_give_a_tie() -> None:
     assert jury_verdict(["A", "B", None], gap=judge_gap([(80, 70), (70, 80)])).winner == "tie"
-    assert jury_verdict([None, None, None], gap=None).winner == "tie"  # nothing readable at all
+
+
+def test_a_one_point_judge_lead_settles_a_tied_jury() -> None:
+    assert jury_verdict(["A", "B", None], gap=judge_gap([(71, 70)])).winner == "A"
+    assert jury_verdict(["A", "B", None], gap=judge_gap([(70, 71)])).winner == "B"
+
+
+def test_a_tied_jury_with_an_unscored_judge_is_a_tie() -> None:
+    # the jurors who voted split evenly: a real tie, though nobody can break it
+    verdict = jury_verdict(["A", "B", None], gap=None)
+    assert (verdict.winner, verdict.tiebreak_used) == ("tie", True)
+
+
+def test_no_vote_and_no_judge_score_is_an_abstention_never_a_tie() -> None:
+    verdict = jury_verdict([None, None, None], gap=None)
+    assert verdict == Verdict(None, {"A": 0, "B": 0}, 3, tiebreak_used=True, judge_gap=None)
 
 
 def test_cumulative_and_final_tie_breaks_differ() -> None:
@@ -195,8 +303,8 @@ def test_cumulative_and_final_tie_breaks_differ() -> None:
     assert judge_gap([None, None]) is None
 
 
-@pytest.mark.parametrize("gap, side", [(3, "A"), (-0.5, "B"), (0, "tie"), (None, "tie")])
-def test_side_of(gap, side: str) -> None:
+@pytest.mark.parametrize("gap, side", [(3, "A"), (-0.5, "B"), (0, "tie"), (None, None)])
+def test_side_of(gap, side: str | None) -> None:
     assert side_of(gap) == side
 
 
@@ -219,6 +327,16 @@ def test_a_verdict_that_follows_the_position_is_inconsistent() -> None:
     assert swap_verdict("A", "A", gap_sum=10, resolution="gap") == ("A", False)
     assert swap_verdict("B", "B", gap_sum=-3, resolution="gap") == ("B", False)
     assert swap_verdict("A", "A", gap_sum=0, resolution="gap") == ("tie", False)
+    # two real verdicts that disagree with no judge score to sum: a tie
+    assert swap_verdict("A", "A", gap_sum=None, resolution="gap") == ("tie", False)
+
+
+@pytest.mark.parametrize("resolution", ["tie", "gap"])
+def test_an_order_that_abstained_makes_the_swapped_judgment_abstain(resolution: str) -> None:
+    # nothing to compare: no verdict, and the consistency is unknown
+    assert swap_verdict(None, "B", gap_sum=10, resolution=resolution) == (None, None)
+    assert swap_verdict("A", None, gap_sum=10, resolution=resolution) == (None, None)
+    assert swap_verdict(None, None, gap_sum=None, resolution=resolution) == (None, None)
 
 
 # -- 6. Cohen's kappa ------------------------------------------------------------------------------

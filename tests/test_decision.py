@@ -60,7 +60,8 @@ class Script:
                 (call.agent, call.round), msg(f"{call.agent} t{call.round}", "A")
             )
         if call.purpose in ("extract", "candidate"):
-            given = re.search(r"<<<\n(.*)\n>>>", last_user(call), re.DOTALL).group(1)
+            # the whole call: a follow-up after an unreadable reply asks again below the text
+            given = re.search(r"<<<\n(.*)\n>>>", transcript_text(call), re.DOTALL).group(1)
             letters = re.findall(r"\b([A-C])\b", given)  # the last option letter it names
             return f"ANSWER: {letters[-1]}" if letters else "I cannot tell."
         if call.purpose == "vote":
@@ -322,6 +323,50 @@ async def test_no_decision_none_leaves_the_sample_without_answer() -> None:
     _, result = await debate(script, protocol="approval", no_decision="none")
     assert result.final is None
     assert result.details["fallback_used"] == "none"
+
+
+def agent_2_unsure(agent: str, t: int) -> str:
+    """As three_candidates, but agent_2 never states a solution (nor can the extraction read one)."""
+    return msg(f"{agent} t{t}", None) if agent == "agent_2" else three_candidates(agent, t)
+
+
+async def test_an_agent_without_a_solution_is_no_candidate() -> None:
+    # every voter picks "Solution 1": agent_3's answer, not an empty candidate for agent_2
+    rt, result = await debate(Script(agent_2_unsure, ballots(3, "1", "1", "1")), protocol="simple")
+    [vote] = result.details["votes"]
+    assert [(c["index"], c["answer"], c["agents"]) for c in vote["candidates"]] == [
+        (0, "A", ["agent_1"]),
+        (1, "C", ["agent_3"]),
+    ]
+    assert len(by_purpose(rt, "vote")) == 3  # agent_2 still votes
+    ballot = last_user(by_purpose(rt, "vote")[0])
+    assert "Solution 1: C) gamma" in ballot and "Solution 2" not in ballot
+    assert "no solution" not in ballot
+    assert (result.final, result.details["winner_agent"]) == ("C", "agent_3")
+    assert result.details["decision_success"] is True
+
+
+async def test_no_agent_with_a_solution_means_no_decision_and_no_answer() -> None:
+    rt, result = await debate(Script(lambda agent, t: msg(f"{agent} t{t}", None)))
+    d = result.details
+    assert [v["candidates"] for v in d["votes"]] == [[], [], []]  # votes after turns 3, 4, 5
+    assert not by_purpose(rt, "vote")  # nothing to vote on: no ballots asked
+    assert result.final is None
+    assert (d["decision_success"], d["fallback_used"], d["winner_agent"]) == (
+        False, "first_agent", None,
+    )  # fmt: skip
+
+
+async def test_the_first_agent_fallback_without_its_solution_abstains() -> None:
+    # agent_1 never states a solution: the fallback gives no answer, not another agent's
+    def turn(agent: str, t: int) -> str:
+        return msg(f"{agent} t{t}", None) if agent == "agent_1" else three_candidates(agent, t)
+
+    script = Script(turn, {(a, t): "0, 1" for a in AGENTS for t in range(1, 6)})
+    _, result = await debate(script, protocol="approval")
+    d = result.details
+    assert all(v["tie"] for v in d["votes"])
+    assert (result.final, d["decision_success"], d["winner_agent"]) == (None, False, None)
 
 
 async def test_messy_ballots_from_a_small_model_are_read() -> None:

@@ -14,14 +14,13 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import choice, match
+from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
 from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
 STORE_KEY = "mad_tasks:debate"
 INSPECT = Path(sys.executable).parent / "inspect"
 

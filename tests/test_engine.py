@@ -311,9 +311,9 @@ async def test_debate_record_golden_values() -> None:
     assert result.tally == Tally(counts={"no": 2, "yes": 1}, winner="no", tie=False, abstentions=0)
     assert result.answer_changes() == 1  # only agent_1 changed its mind
     # round 1: one message (10 tokens); round 2: question, own reply, update (30 tokens)
-    assert result.tokens_by_role() == {
-        a: {"input_tokens": 40, "output_tokens": 10, "calls": 2} for a in AGENTS
-    }
+    spent = {"calls": 2, "input_tokens": 40, "output_tokens": 10}
+    none = {"calls_without_usage": 0, "cached_calls": 0, "cached_input_tokens": 0}
+    assert result.tokens_by_role() == {a: {**spent, **none, "cached_output_tokens": 0} for a in AGENTS}
     assert [a.answer for a in result.answers_in_round(2)] == ["no", "no", "yes"]
     assert result.options == {"agents": 3, "rounds": 2, "sequential": False}
 

@@ -18,13 +18,12 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import choice, includes, match
 from inspect_ai.solver import generate, multiple_choice
+from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.solvers.baselines import cot, self_consistency, single
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
 STORE_KEY = "mad_tasks:debate"
 
 

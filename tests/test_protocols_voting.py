@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mad_tasks.engine.protocols.voting import (
+    MAX_ENTRIES,
     BallotRules,
     VoteTally,
     ballot_points,
@@ -179,3 +180,93 @@ def test_a_tie_is_never_broken() -> None:
 def test_unknown_protocol() -> None:
     with pytest.raises(ValueError, match="unknown voting protocol"):
         parse_ballot("0", BallotRules("borda", 3))
+
+
+# -- reading the whole list as written --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, ranking",
+    [
+        ("1. Solution 2\n2. Solution 0\n3. Solution 1", [2, 0, 1]),  # list numbers are not votes
+        ("I read all 3.\n\n1. Solution 2\n2. Solution 0\n3. Solution 1", [2, 0, 1]),
+        ("- Solution 2\n- Solution 0", [2, 0]),
+        ("Ranking: 2 0 1\n\nWhy:\n- Solution 2 cites sources\n- Solution 0 is vague", [2, 0, 1]),
+        ("1. 2\n2. 0\n3. 1", [2, 0, 1]),
+        ("1) Solution 2 - the clearest\n2) Solution 0\n3) Solution 1", [2, 0, 1]),
+        ("2 then 0 then 1", [2, 0, 1]),
+        ("2 > 0 > 1", [2, 0, 1]),
+        ("2 -> 0 -> 1", [2, 0, 1]),
+        ("Solution 2, Solution 0", [2, 0]),
+        ("**2**, **0**, **1**", [2, 0, 1]),
+        ("2\n0\n1", [2, 0, 1]),
+        ("Solution 2.\nSolution 0.\nSolution 1.", [2, 0, 1]),
+        ("My ranking: 2, 0 and 1. Solution 2 is best because 3 sources agree.", [2, 0, 1]),
+    ],
+)
+def test_ranked_ballot_reads_the_whole_list(text: str, ranking: list[int]) -> None:
+    assert parse_ballot(text, RANKED) == ranking
+
+
+def test_approval_ballot_reads_a_numbered_list() -> None:
+    assert parse_ballot("1. Solution 0\n2. Solution 2", APPROVAL) == [0, 2]
+
+
+def test_approval_index_equal_to_n_is_dropped() -> None:
+    assert parse_ballot("0 and 3", APPROVAL) == [0]  # 3 candidates: indices 0..2
+    assert tally([parse_ballot("0 and 3", APPROVAL)], APPROVAL).totals == [1, 0, 0]
+    assert parse_ballot("3", APPROVAL) is None
+
+
+# -- cumulative: what an object may hold -----------------------------------------------------------
+
+
+def test_cumulative_ballot_with_a_non_index_key_is_invalid() -> None:
+    # every entry must give points to a solution; a comment is re-prompted, not skipped
+    assert parse_ballot('{"0": 6, "1": 4, "why": "clearer"}', CUMULATIVE) is None
+
+
+def test_cumulative_ballot_with_explicit_zeros_is_valid() -> None:
+    assert parse_ballot('{"0": 10, "1": 0}', CUMULATIVE) == [10, 0, 0]
+    assert parse_ballot('{"0": 10, "1": 0, "2": 0}', CUMULATIVE) == [10, 0, 0]
+
+
+# -- absurd numbers are invalid ballots, never exceptions -------------------------------------------
+
+
+HUGE = "9" * 5000  # more digits than int() accepts
+
+
+@pytest.mark.parametrize(
+    "text, rules",
+    [
+        (HUGE, SIMPLE),
+        (HUGE, BallotRules("simple", 3, simple_parse="all_digits")),
+        ("²", BallotRules("simple", 3, simple_parse="all_digits")),  # isdigit() but not int()
+        ("Solution ٣", BallotRules("simple", 3, simple_parse="all_digits")),
+        (f"0 {HUGE}", RANKED),
+        (HUGE, APPROVAL),
+        (f'{{"0": 10, "{HUGE}": 0}}', CUMULATIVE),
+        (f'{{"0": {HUGE}}}', CUMULATIVE),
+        ('{"0": 1' + "0" * 400 + "}", CUMULATIVE),  # float() overflows int()
+        ('{"0": 1e400}', CUMULATIVE),
+    ],
+)
+def test_absurd_numbers_make_an_invalid_ballot(text: str, rules: BallotRules) -> None:
+    assert parse_ballot(text, rules) is None
+
+
+def test_approval_drops_an_absurd_index_and_keeps_the_rest() -> None:
+    assert parse_ballot(f"0, {HUGE}", APPROVAL) == [0]
+
+
+def test_all_digits_reads_ascii_digits_only() -> None:
+    rules = BallotRules("simple", 3, simple_parse="all_digits")
+    assert parse_ballot("Solution ²2", rules) == 2
+
+
+def test_a_list_longer_than_max_entries_is_no_ballot() -> None:
+    assert parse_ballot(", ".join(["0"] * MAX_ENTRIES), APPROVAL) == [0]
+    assert parse_ballot(", ".join(["0"] * (MAX_ENTRIES + 1)), APPROVAL) is None
+    numbered = "\n".join(f"{i}. Solution 1" for i in range(1, MAX_ENTRIES + 2))
+    assert parse_ballot(numbered, APPROVAL) is None

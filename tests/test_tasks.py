@@ -7,12 +7,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from testdata import STRATEGYQA as STRATEGYQA_DEV
+from testdata import shared
 
 from mad_tasks.tasks import _data
 from mad_tasks.tasks.strategyqa import SOURCE_COMMIT, record_to_sample, strategyqa
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STRATEGYQA_DEV = DATA / "strategyqa" / "dev.jsonl"
 
 
 def ids(task) -> list:
@@ -58,15 +57,17 @@ def test_bad_record_raises(record: dict, field: str) -> None:
         record_to_sample(record, "where")
 
 
-def test_full_dev_file_loads() -> None:
-    task = strategyqa(data_path=str(STRATEGYQA_DEV))
+@pytest.mark.parametrize("where, count", [("fixture", 20), ("strategyqa/dev.jsonl", 229)])
+def test_whole_file_loads(where: str, count: int) -> None:
+    path = STRATEGYQA_DEV if where == "fixture" else shared(where)
+    task = strategyqa(data_path=str(path))
     samples = list(task.dataset)
-    assert len(samples) == 229
-    first = json.loads(STRATEGYQA_DEV.read_text(encoding="utf-8").splitlines()[0])
+    assert len(samples) == count
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     assert samples[0].id == first["qid"]
     assert samples[0].target == ("yes" if first["answer"] else "no")
     assert samples[0].metadata["facts"] == first["facts"]
-    assert task.metadata["source"] == str(STRATEGYQA_DEV)
+    assert task.metadata["source"] == str(path)
 
 
 def test_bad_row_names_the_file_and_record(tmp_path: Path) -> None:

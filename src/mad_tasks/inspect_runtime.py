@@ -1,4 +1,5 @@
-"""The engine's `Runtime` on Inspect: model roles, cache scopes, `collect`, spans and info events."""
+"""The engine's `Runtime` on Inspect: model roles, generation settings, cache scopes, token usage,
+`collect`, spans and info events."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import zlib
 from contextvars import ContextVar
 from typing import Any, Awaitable, TypeVar
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     CachePolicy,
@@ -15,6 +17,7 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
+    ModelOutput,
     get_model,
     model_roles,
 )
@@ -55,6 +58,47 @@ def derive_seed(seed: int | None, call: Call) -> int | None:
     return seed + zlib.crc32(key.encode()) % 100_000
 
 
+def generation_config(model: Model, eval_config: GenerateConfig, call: Call) -> GenerateConfig:
+    """What one call sends. Inspect gives the eval's settings (`--temperature`, `--max-tokens`,
+    `--top-p`, ...) to the main model only; here every role model gets them too, except those its
+    own config sets (`--model-role 'agent={model: ..., temperature: 0}'`). The solver's options win
+    over both, and the call's seed derives from the model's own seed, else the eval's."""
+    own = model.config
+    inherited = {
+        name: getattr(eval_config, name)
+        for name in type(eval_config).model_fields
+        # the cache policy goes with every call on its own, with the call's scopes
+        if name != "cache" and getattr(own, name) is None
+    }
+    seed = own.seed if own.seed is not None else eval_config.seed
+    return GenerateConfig(**inherited).merge(
+        GenerateConfig(
+            temperature=call.temperature,
+            max_tokens=call.max_tokens,
+            seed=derive_seed(seed, call),
+        )
+    )
+
+
+def reported_usage(output: ModelOutput) -> Usage | None:
+    """The reply's token usage; None when the provider reported none (an all-zero count is no
+    count: every call sends input)."""
+    usage = output.usage
+    if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
+        return None
+    return Usage(usage.input_tokens, usage.output_tokens)
+
+
+def served_from_cache(output: ModelOutput, since: int) -> bool:
+    """Whether Inspect served `output` from its cache. The output carries no mark, but the call's
+    ModelEvent, among the transcript's events since the call began (`since`), says "read" on a
+    cache hit and holds a copy of the output (equal to no other: its message id is its own)."""
+    return any(
+        isinstance(e, ModelEvent) and e.cache == "read" and e.output == output
+        for e in transcript().history.events_from(since)
+    )
+
+
 class InspectRuntime:
     def __init__(self, sample_id: str | int | None) -> None:
         self.sample = str(sample_id)
@@ -77,21 +121,17 @@ class InspectRuntime:
 
     async def call(self, call: Call) -> Reply:
         model = resolve_model(call.role)
-        config = GenerateConfig(
-            temperature=call.temperature,
-            max_tokens=call.max_tokens,
-            seed=derive_seed(self.config.seed, call),
-        )
+        config = generation_config(model, self.config, call)
         messages: list[ChatMessage] = [_to_chat(m) for m in call.messages]
+        cache = self._cache(call)
+        since = transcript().history.event_count
         token = current_call.set(call)
         try:
-            out = await model.generate(messages, config=config, cache=self._cache(call))
+            out = await model.generate(messages, config=config, cache=cache)
         finally:
             current_call.reset(token)
-        usage = (
-            Usage(out.usage.input_tokens, out.usage.output_tokens) if out.usage else Usage()
-        )
-        return Reply(text=out.completion, usage=usage)
+        cached = bool(cache) and served_from_cache(out, since)
+        return Reply(text=out.completion, usage=reported_usage(out), cached=cached)
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         return await collect(*calls)

@@ -2,7 +2,12 @@
 
 Every format asks for a last line `ANSWER: ...`. Extraction prefers the last such line, then a few
 explicit phrasings ("the answer is ..."), then a format-specific fallback. Nothing is guessed: text
-with no recognisable answer gives None, which callers retry and finally record as an abstention.
+with no recognisable answer, a hedge ("no idea", "about 5") or an absurd value gives None, which
+callers retry and finally record as an abstention.
+
+Model output is adversarial input: every reader here runs in linear time (no pattern can backtrack
+over a long run: quantifiers are possessive or bounded, and line patterns stay within their line)
+and never raises.
 """
 
 from __future__ import annotations
@@ -11,32 +16,113 @@ import re
 import string
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from . import latex
 
 FORMATS = ("choice", "yesno", "number", "text", "math")
+MAX_DIGITS = latex.MAX_DIGITS  # a longer number is no answer (int() refuses over 4,300 digits)
+MAX_ANSWER_CHARS = 1000  # a longer statement is no final answer (and costs every check its length)
 
-_MARKER = re.compile(r"(?im)^[\W_]*(?:final\s+)?answer[\W_]*?\s*[:=]\s*(.+?)\s*$")
-_PHRASE = re.compile(r"(?i)\b(?:the\s+)?(?:final\s+)?answer\s+(?:is|would\s+be)\s*:?\s*([^\n]+)")
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+# decoration within a line: any run of non-word characters and underscores ("**", "__", "> ")
+DECORATION = r"[^\w\n]*+(?:_++[^\w\n]*+)*+"
+# a line "ANSWER: ...", "**Final answer** = ...": decoration, the word, decoration, then : or =
+_MARKER = re.compile(
+    rf"(?im)^{DECORATION}(?:final[^\S\n]++)?answer[^\w\n:=]*+(?:_++[^\w\n:=]*+)*+[:=]"
+    r"(?P<rest>[^\n]*)"
+)
+_PHRASE = re.compile(r"(?i)\banswer[^\S\n]++(?:is|would[^\S\n]++be)\b[^\S\n]*+:?(?P<rest>[^\n]*)")
+_NEXT_LINE = re.compile(r"\S[^\n]*")
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+# a number as written: digits with commas and points in any order, validated by _WELL_FORMED
+_NUMBER = re.compile(r"(?:(?<!\w)-)?\.?[0-9][0-9.,]*")
+_WELL_FORMED = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?")
+# what joins a number to another into a range, a list, an expression or an exponent: "5-10",
+# "5 or 6", "3/4", "3 x 4", "1e5"
+_JOINED = re.compile(r"\s*+(?:[-–—+*×x/÷^:,e]|to\b|or\b|and\b)\s*+-?\.?[0-9]", re.IGNORECASE)
+# saying one does not know
+_NOT_KNOW = (
+    r"unsure|not\s+sure|no\s+idea|it\s+depends|depends\s+on|(?:don[’']?t|do\s+not)\s+know"
+    r"|(?:cannot|can[’']?t|can\s+not|unable\s+to)(?:\s+be)?\s+(?:determined?|tell|say|answer|known?)"
+)
+# doubt: a yes/no or a number stated with it is no answer
+_UNSURE = re.compile(rf"(?i)\b(?:maybe|perhaps|possibly|probably|{_NOT_KNOW})\b")
+# a number stated with doubt or as a bound is no number
+_INEXACT = re.compile(
+    rf"(?i)\b(?:maybe|perhaps|possibly|probably|{_NOT_KNOW}|about|around|approx(?:imately)?"
+    r"|roughly|nearly|almost|between|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than"
+    r"|up\s+to)\b|[~≈±]"
+)
+# a whole answer (lower case, no punctuation) that only says the model does not know; "maybe"
+# alone may be an option's text, and "[UNKNOWN]" is SQuAD's no-answer, so neither is here
+_NOT_KNOWING = re.compile(
+    r"(?:(?:i|it|this|that)\s+(?:am\s+|is\s+)?|im\s+|its\s+)?"
+    rf"(?:{_NOT_KNOW}|unclear|uncertain|undetermined|unknowable)"
+    r"|no\s+answer(?:\s+can\s+be\s+(?:given|determined))?"
+)
 
 
 def _strip_decoration(s: str) -> str:
     return s.strip().strip("*_`\"' ").strip()
 
 
-def answer_candidates(text: str) -> list[str]:
-    """Where a final answer may stand: the last ANSWER line alone when there is one (earlier ones
-    may answer questions a rambling model invented), else boxed results and explicit phrases."""
-    markers = [m.group(1) for m in _MARKER.finditer(text)]
-    if markers:
-        found = markers[-1:]
+def _stated(text: str, m: re.Match[str]) -> str:
+    """What a marker or phrase states: the rest of its line, else the next line with text
+    ("Final answer:" as a heading)."""
+    rest = _strip_decoration(m.group("rest"))
+    if rest:
+        return rest
+    following = _NEXT_LINE.search(text, m.end())
+    return _strip_decoration(following.group(0)) if following else ""
+
+
+def lines_with(text: str, word: str) -> tuple[int, int]:
+    """(start, end) of the shortest run of whole lines (line breaks included) that holds every
+    occurrence of `word` (in lower case; found in any case), or (0, 0) if there is none. A
+    line-anchored pattern need scan only there: trying every line start costs ~0.1 µs a line, a
+    lower-case copy and two searches far less."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # some character changed length: positions would not match
+        return 0, len(text)
+    first, last = lowered.find(word), lowered.rfind(word)
+    if first < 0:
+        return 0, 0
+    end = text.find("\n", last)
+    return text.rfind("\n", 0, first) + 1, len(text) if end < 0 else end + 1
+
+
+def _candidates(text: str) -> tuple[list[str], bool]:
+    """The candidates, best first, and whether the reply has an ANSWER line."""
+    span = lines_with(text, "answer")
+    last = None
+    for last in _MARKER.finditer(text, *span):
+        pass
+    if last is not None:
+        found = [_stated(text, last)]
     else:
         found = [m.group(1) for m in _BOXED.finditer(text)][::-1]
-        found += [m.group(1) for m in _PHRASE.finditer(text)][::-1]
-    return [c for c in (_strip_decoration(f) for f in found) if c]
+        found += [_stated(text, m) for m in _PHRASE.finditer(text, *span)][::-1]
+    cleaned = (_short(f) for f in found)
+    return [c for c in cleaned if c and not _NOT_KNOWING.fullmatch(_norm_text(c))], last is not None
+
+
+def _short(text: str | None) -> str | None:
+    """The text without decoration, if it is short enough to be an answer; else None."""
+    stripped = _strip_decoration(text or "")
+    return stripped if len(stripped) <= MAX_ANSWER_CHARS else None
+
+
+def without_answer_lines(text: str) -> str:
+    """The text with every ANSWER line emptied (what another reader sees of a reply)."""
+    start, end = lines_with(text, "answer")
+    return text[:start] + _MARKER.sub("", text[start:end]) + text[end:]
+
+
+def answer_candidates(text: str) -> list[str]:
+    """Where a final answer may stand: the last ANSWER line alone when there is one (earlier ones
+    may answer questions a rambling model invented), else boxed results and explicit phrases.
+    A candidate that only says the model does not know is dropped."""
+    return _candidates(text)[0]
 
 
 class AnswerFormat(ABC):
@@ -55,11 +141,13 @@ class AnswerFormat(ABC):
         return None
 
     def extract(self, text: str) -> str | None:
-        for candidate in answer_candidates(text):
+        candidates, marked = _candidates(text)
+        for candidate in candidates:
             answer = self.parse(candidate)
             if answer is not None:
                 return answer
-        return self.fallback(text)
+        # an ANSWER line that cannot be read is the reply's answer: nothing else overrides it
+        return None if marked else self.fallback(text)
 
     def key(self, answer: str) -> str:
         """What two answers must share to count as the same vote."""
@@ -75,22 +163,23 @@ class AnswerFormat(ABC):
 
 class YesNo(AnswerFormat):
     name = "yesno"
-    _WORD = re.compile(r"(?i)^\W*(yes|no|true|false)\b")
+    # the word stands alone: at the end or before punctuation ("No, because ..."), never before
+    # another word ("No idea", "No answer", "Yes and no") or a slash ("yes/no")
+    _WORD = re.compile(r"(?i)\W*+(yes|no|true|false)[^\S\n]*+(?:$|[.,;:!)(*_\"'\-–—])")
 
     def instruction(self) -> str:
         return 'End your reply with a last line of the form "ANSWER: yes" or "ANSWER: no".'
 
     def parse(self, candidate: str) -> str | None:
         m = self._WORD.match(candidate)
-        if not m:
+        if not m or _UNSURE.search(candidate):
             return None
         return "yes" if m.group(1).lower() in ("yes", "true") else "no"
 
     def fallback(self, text: str) -> str | None:
-        # a reply that is, or opens with, a bare yes/no ("No, because ...") states its answer;
-        # "No idea ..." does not
-        m = re.match(r"(?i)^\W*(yes|no|true|false)\s*(?:[.,;:!]|$)", text.strip())
-        return self.parse(m.group(1)) if m else None
+        # a reply whose first line opens with a standalone yes/no states its answer
+        first = _short(m.group(0)) if (m := _NEXT_LINE.search(text)) else None
+        return self.parse(first) if first else None
 
 
 @dataclass(frozen=True)
@@ -114,13 +203,14 @@ class Choice(AnswerFormat):
         m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(r"\(?([A-Z])[).:\]]\s", c + " ")
         if m and m.group(1).upper() in self.letters:
             return m.group(1).upper()
+        said = _norm_text(c)
         for letter, option in zip(self.letters, self.options):
-            if _norm_text(c) == _norm_text(option):
+            if said == _norm_text(option):
                 return letter
         return None
 
     def fallback(self, text: str) -> str | None:
-        return self.parse(text)
+        return self.parse(short) if (short := _short(text)) else None
 
     def describe(self, answer: str) -> str:
         idx = self.letters.index(answer)
@@ -137,13 +227,21 @@ class Number(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
-        m = _NUMBER.search(candidate.replace("$", ""))
-        return normalise_number(m.group(0)) if m else None
+        if _INEXACT.search(candidate):
+            return None
+        # "3 + 4 = 7": the result; a Unicode minus is a minus
+        text = candidate.rpartition("=")[2].replace("$", "").replace("−", "-")
+        m = _NUMBER.search(text)
+        if m is None:
+            return None
+        raw = m.group(0).rstrip(".,")  # a full stop or a comma after the number ends it
+        if _JOINED.match(text, m.start() + len(raw)):
+            return None
+        return normalise_number(raw)
 
     def fallback(self, text: str) -> str | None:
         # only a reply whose last line is a bare number; "step 2 ... I can't decide" is no answer
-        lines = [line for line in text.strip().splitlines() if line.strip()]
-        last = lines[-1].strip().replace("$", "").rstrip(".") if lines else ""
+        last = text.rstrip().rpartition("\n")[2].strip().replace("$", "").rstrip(".")
         return normalise_number(last) if _NUMBER.fullmatch(last) else None
 
 
@@ -180,7 +278,7 @@ class Math(AnswerFormat):
 
     def fallback(self, text: str) -> str | None:
         # a boxed result anywhere in the reply, nested braces included
-        boxed = latex.last_boxed(text)
+        boxed = _short(latex.last_boxed(text))
         return self.parse(boxed) if boxed else None
 
     def key(self, answer: str) -> str:
@@ -188,10 +286,16 @@ class Math(AnswerFormat):
 
 
 def normalise_number(raw: str) -> str | None:
-    try:
-        value = Decimal(raw.replace(",", "").rstrip("."))
-    except InvalidOperation:
+    """One spelling of a number ("1,234.50" -> "1234.5"), or None unless it is digits with at most
+    one decimal point and commas only between groups of three ("2,5" is ambiguous), at most
+    MAX_DIGITS digits in all."""
+    s = raw.strip().rstrip(".")
+    if len(s) > 2 * MAX_DIGITS or not _WELL_FORMED.fullmatch(s):
         return None
+    digits = len(s) - s.count(",") - s.count(".") - s.startswith("-")
+    if not 0 < digits <= MAX_DIGITS:
+        return None
+    value = Decimal(s.replace(",", ""))
     if value == value.to_integral_value():
         return str(int(value))
     return format(value.normalize(), "f")
@@ -222,9 +326,9 @@ def make_format(name: str, options: tuple[str, ...] = ()) -> AnswerFormat:
 def infer_format(target: str) -> str:
     """The format a free-form target implies: a number, yes/no, or any text."""
     t = target.strip()
-    if YesNo().parse(t) is not None and len(t.split()) == 1:
+    if len(t.split(maxsplit=1)) == 1 and YesNo().parse(t) is not None:
         return "yesno"
-    if _NUMBER.fullmatch(t.replace("$", "").strip()):
+    if normalise_number(t.replace("$", "")) is not None:
         return "number"
     return "text"
 

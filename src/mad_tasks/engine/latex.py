@@ -24,25 +24,35 @@ _RATIONAL = re.compile(
     rf"|(?P<a>{_INTEGER})/(?P<b>{_INTEGER})"
 )
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_TOKEN = re.compile(r"\S+")
+MAX_DIGITS = 100  # a longer number is compared as written, not as a value
+MAX_NESTING = 8  # braces inside a box deeper than this are no readable answer
+
+
+def _balanced(depth: int) -> str:
+    """A {...} group with up to `depth` levels of braces; possessive, so it never backtracks."""
+    inner = "[^{}]*+" if depth == 1 else f"(?:[^{{}}]++|{_balanced(depth - 1)})*+"
+    return rf"\{{{inner}\}}"
+
+
+_GROUP = re.compile(_balanced(MAX_NESTING))
 
 
 def last_boxed(text: str) -> str | None:
-    """The content of the last \\boxed{...} or \\fbox{...} (braces balanced), or of `\\boxed 5`."""
-    found = list(_BOX.finditer(text))
-    if not found:
+    """The content of the last \\boxed{...} or \\fbox{...} (braces balanced, at most MAX_NESTING
+    deep), or of `\\boxed 5`."""
+    box = None
+    for box in _BOX.finditer(text):
+        pass
+    if box is None:
         return None
-    box = found[-1]
     i = box.end()
     if not text.startswith("{", i):
         # "\boxed 5": the box holds the next token
-        token = text[i:].split(maxsplit=1)
-        return (token[0].rstrip("$.") or None) if box.group(1) and token else None
-    depth = 0
-    for j in range(i, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[j], 0)
-        if depth == 0:
-            return text[i + 1 : j].strip()
-    return None  # unbalanced: no answer can be read
+        token = _TOKEN.match(text, i)
+        return (token.group(0).rstrip("$.") or None) if box.group(1) and token else None
+    group = _GROUP.match(text, i)
+    return group.group(0)[1:-1].strip() if group else None  # unbalanced: no answer
 
 
 def strip_math(answer: str) -> str:
@@ -95,7 +105,7 @@ def _fix_fracs(s: str) -> str:
 def _rational(s: str) -> str | None:
     """One spelling of a plain rational number: an integer, or \\frac{p}{q} in lowest terms."""
     m = _RATIONAL.fullmatch(s)
-    if m is None:
+    if m is None or any(len(g) > MAX_DIGITS for g in m.groups() if g):
         return None
     if m["int"] is not None:
         value = Fraction(int(m["int"]))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -14,8 +14,54 @@ class CallRecord:
     purpose: str
     round: int
     attempt: int
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None  # None: the reply carried no usage, so its tokens are unknown
+    output_tokens: int | None
+    cached: bool = False  # served from the response cache: an earlier run spent these tokens
+
+    @property
+    def tokens(self) -> int | None:
+        if self.input_tokens is None or self.output_tokens is None:
+            return None
+        return self.input_tokens + self.output_tokens
+
+
+TOTALS = (
+    "calls",
+    "calls_without_usage",
+    "cached_calls",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cached_output_tokens",
+)
+
+
+def token_totals(calls: Iterable[CallRecord]) -> dict[str, int]:
+    """The `TOTALS` of some calls: `input_tokens`/`output_tokens` were spent by this run,
+    `cached_*` came from the response cache (an earlier run spent them), and a call whose reply
+    reported no usage counts in `calls_without_usage`, never as 0 tokens."""
+    totals = dict.fromkeys(TOTALS, 0)
+    for c in calls:
+        totals["calls"] += 1
+        totals["cached_calls"] += int(c.cached)
+        if c.input_tokens is None or c.output_tokens is None:
+            totals["calls_without_usage"] += 1
+            continue
+        prefix = "cached_" if c.cached else ""
+        totals[f"{prefix}input_tokens"] += c.input_tokens
+        totals[f"{prefix}output_tokens"] += c.output_tokens
+    return totals
+
+
+def reply_tokens(calls: Iterable[CallRecord]) -> int | None:
+    """The size of a debate in tokens: every reply's input plus output, cached replies included
+    (so a cached re-run measures what the first run measured); None when a reply reported none."""
+    total = 0
+    for c in calls:
+        if c.tokens is None:
+            return None
+        total += c.tokens
+    return total
 
 
 @dataclass(frozen=True)
@@ -58,13 +104,8 @@ class DebateResult:
         return [a for a in self.answers if a.round == round]
 
     def tokens_by_role(self) -> dict[str, dict[str, int]]:
-        out: dict[str, Counter[str]] = {}
-        for c in self.calls:
-            role = out.setdefault(c.role, Counter())
-            role["input_tokens"] += c.input_tokens
-            role["output_tokens"] += c.output_tokens
-            role["calls"] += 1
-        return {k: dict(v) for k, v in out.items()}
+        roles = dict.fromkeys(c.role for c in self.calls)
+        return {role: token_totals(c for c in self.calls if c.role == role) for role in roles}
 
     def answer_changes(self) -> int:
         """How many times an agent's parsed answer differed from its previous round's answer."""

@@ -7,7 +7,7 @@ adapter, the test scripts and the other integrations each implement `Runtime`.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -25,15 +25,6 @@ class Msg:
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
-        )
 
 
 @dataclass(frozen=True)
@@ -58,7 +49,8 @@ class Call:
 @dataclass(frozen=True)
 class Reply:
     text: str
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage | None = None  # None: the provider reported no usage (unknown, never 0 tokens)
+    cached: bool = False  # served from a response cache: an earlier run spent these tokens
 
 
 class Runtime(Protocol):

@@ -62,6 +62,7 @@ class Session:
             max_tokens=self.max_tokens,
         )
         reply = await self.runtime.call(call)
+        usage = reply.usage
         self.calls.append(
             CallRecord(
                 agent=agent,
@@ -69,8 +70,9 @@ class Session:
                 purpose=purpose,
                 round=round,
                 attempt=attempt,
-                input_tokens=reply.usage.input_tokens,
-                output_tokens=reply.usage.output_tokens,
+                input_tokens=usage.input_tokens if usage else None,
+                output_tokens=usage.output_tokens if usage else None,
+                cached=reply.cached,
             )
         )
         return reply

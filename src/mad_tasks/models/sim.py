@@ -4,8 +4,11 @@ It answers the project's prompts like an agent of a set accuracy: it recognises 
 prompt asks for, knows the gold answer (from `answers=<file>` or the running sample's target), and
 replies correctly with probability `accuracy` (a number, or a list with one value per agent). In a
 debate round it adopts the answer most peers gave with probability `conformity`. Every draw is seeded
-by (model name, seed, agent, round, purpose, attempt, prompt), so a run repeats exactly. Token usage
-is always set (about four characters a token) and `latency` adds a fixed delay per call.
+by (model name, `-M seed`, the call's `--seed`, epoch, agent, round, purpose, attempt, prompt), so a
+run repeats exactly while epochs and seeds differ. A follow-up after an unreadable reply is answered
+from the request it follows up (the user message before the retries), so a retry can recover. Token
+usage is set (about four characters a token) unless `usage=false`, and `latency` adds a fixed delay
+per call.
 A prompt that asks for a confidence line (CortexDebate) gets `EXPLANATION:`, `CONFIDENCE:` and
 `ANSWER:` lines, the confidence drawn higher for a correct answer than for a wrong one.
 
@@ -68,6 +71,7 @@ class SimulatedModel(ModelAPI):
         latency: float = 0.0,
         seed: int = 0,
         answers: str | None = None,
+        usage: bool = True,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
@@ -81,6 +85,7 @@ class SimulatedModel(ModelAPI):
         self.unparseable = unparseable
         self.latency = latency
         self.seed = seed
+        self.usage = usage
         self.gold_by_question = _load_answers(answers) if answers else {}
 
     def max_connections(self) -> int:
@@ -93,40 +98,45 @@ class SimulatedModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        from inspect_ai.solver._task_state import sample_state
+
         call = current_call.get()
         agent = call.agent if call else "agent_1"
+        attempt = call.attempt if call else 0
+        state = sample_state()
         prompt = "\n".join(m.text for m in input)
         rng = random.Random(
-            _digest(self.model_name, self.seed, agent, call.round if call else 0,
-                    call.purpose if call else "", call.attempt if call else 0, prompt)
-        )
-        last_user = next((m.text for m in reversed(input) if m.role == "user"), "")
-        fmt = format_from_instruction(last_user) or format_from_instruction(prompt)
-        special = next((h for marker, h in _SPECIAL if marker in last_user), None)
+            _digest(self.model_name, self.seed, config.seed, state.epoch if state else 0, agent,
+                    call.round if call else 0, call.purpose if call else "", attempt, prompt)
+        )  # fmt: skip
+        request = _request(input, attempt)
+        fmt = format_from_instruction(request) or format_from_instruction(prompt)
+        special = next((h for marker, h in _SPECIAL if marker in request), None)
         if prompt_kind(prompt):  # D3 advocates, judge and jurors, follow-ups included
             special = "_d3"
         text = (
-            getattr(self, special)(agent, prompt, last_user, rng)
+            getattr(self, special)(agent, prompt, request, rng)
             if special
-            else self._reply(agent, fmt, prompt, last_user, rng)
+            else self._reply(agent, fmt, prompt, request, rng)
         )
         if self.latency:
             await anyio.sleep(self.latency)
         out = ModelOutput.from_content(model=self.model_name, content=text)
-        inp, outp = _tokens(prompt), _tokens(text)
-        out.usage = ModelUsage(input_tokens=inp, output_tokens=outp, total_tokens=inp + outp)
+        if self.usage:
+            inp, outp = _tokens(prompt), _tokens(text)
+            out.usage = ModelUsage(input_tokens=inp, output_tokens=outp, total_tokens=inp + outp)
         return out
 
-    def _reply(self, agent: str, fmt: AnswerFormat | None, prompt: str, last_user: str, rng: random.Random) -> str:
+    def _reply(self, agent: str, fmt: AnswerFormat | None, prompt: str, request: str, rng: random.Random) -> str:
         gold = self._gold(prompt, fmt)
         if fmt is None or gold is None or rng.random() < self.unparseable:
             return "(This agent thinks about it but does not commit to an answer.)"
-        if EXTRACT_REQUEST in last_user:  # decision debates: restate the solution a text gives
-            given = re.search(r"<<<\n(.*)\n>>>", last_user, re.S)
+        if EXTRACT_REQUEST in request:  # decision debates: restate the solution a text gives
+            given = re.search(r"<<<\n(.*)\n>>>", request, re.S)
             stated = fmt.extract(given.group(1)) if given else None
             if stated is not None:
                 return f"ANSWER: {stated}"
-        peers = [a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", last_user)[1:]) if a]
+        peers = [a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", request)[1:]) if a]
         current = re.findall(rf"(?m)^{CURRENT} (.+)$", prompt)
         current_answer = fmt.parse(current[-1]) if current else None
         if current_answer is not None:  # decision debates: the solution under discussion
@@ -137,33 +147,33 @@ class SimulatedModel(ModelAPI):
             answer, why = gold, "I worked it out"
         else:
             answer, why = _wrong(gold, fmt, rng), "I made a mistake somewhere"
-        if CONFIDENCE_INSTRUCTION in last_user:  # CortexDebate: explanation and confidence
+        if CONFIDENCE_INSTRUCTION in request:  # CortexDebate: explanation and confidence
             sure = rng.uniform(0.6, 0.95) if answer == gold else rng.uniform(0.25, 0.7)
             return (
                 f"EXPLANATION: Simulated reasoning of {agent}: {why}.\n"
                 f"CONFIDENCE: {sure:.2f}\nANSWER: {answer}"
             )
-        if AGREE_REQUEST in last_user:  # decision debates: [AGREE] exactly when it holds the same answer
+        if AGREE_REQUEST in request:  # decision debates: [AGREE] exactly when it holds the same answer
             same = current_answer is not None and fmt.key(answer) == fmt.key(current_answer)
             why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
         return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
 
     # -- decision debates (engine/methods/decision.py): personas, reasoning-only turns, ballots -----
 
-    def _persona(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+    def _persona(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
         if rng.random() < self.unparseable:
             return "Perhaps someone who knows the subject well."
-        free = [p for p in _PERSONAS if f"- {p[0]}:" not in last_user] or list(_PERSONAS)
+        free = [p for p in _PERSONAS if f"- {p[0]}:" not in request] or list(_PERSONAS)
         role, description = rng.choice(free)
         return json.dumps({"role": role, "description": description})
 
-    def _reasoning(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+    def _reasoning(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
         tag = ""
-        if AGREE_REQUEST in last_user:
+        if AGREE_REQUEST in request:
             tag = "[AGREE] " if rng.random() < self.conformity else "[DISAGREE] "
         return f"{tag}Simulated reasoning steps of {agent}: the key facts are these."
 
-    def _ballot(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+    def _ballot(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
         """Vote for the candidates that hold the answer this agent believes (its own first)."""
         from inspect_ai.solver._task_state import sample_state
 
@@ -172,7 +182,7 @@ class SimulatedModel(ModelAPI):
         state = sample_state()
         fmt = answer_format_for(state, "auto") if state is not None else None
         gold = self._gold(prompt, fmt)
-        listed = re.findall(r"(?m)^Solution (\d+): (.*)$", last_user)
+        listed = re.findall(r"(?m)^Solution (\d+): (.*)$", request)
         if fmt is None or gold is None or not listed or rng.random() < self.unparseable:
             return "All of these have merit; I cannot choose."
         belief = gold if rng.random() < self._accuracy(agent) else _wrong(gold, fmt, rng)
@@ -180,7 +190,7 @@ class SimulatedModel(ModelAPI):
         liked = [i for i, a in held.items() if a is not None and fmt.key(a) == fmt.key(belief)]
         others = [i for i in held if i not in liked]
         own = int(re.sub(r"\D", "", agent) or 1) - 1
-        kind = next(k for k, request in BALLOT_REQUEST.items() if request in last_user)
+        kind = next(k for k, asked in BALLOT_REQUEST.items() if asked in request)
         if kind == "simple":
             pick = own if own in liked else (liked or [rng.choice(others)])[0]
             return f"I vote for solution {pick}."
@@ -188,7 +198,7 @@ class SimulatedModel(ModelAPI):
             return ", ".join(map(str, liked or [rng.choice(others)]))
         if kind == "ranked":
             return " ".join(map(str, (liked + others)[:5]))
-        total = int(re.search(r"add up to (?:exactly |at most )?(\d+)", last_user).group(1))
+        total = int(re.search(r"add up to (?:exactly |at most )?(\d+)", request).group(1))
         chosen = liked or [rng.choice(others)]
         points = {str(i): total // len(chosen) for i in chosen}
         points[str(chosen[0])] += total - sum(points.values())
@@ -196,7 +206,7 @@ class SimulatedModel(ModelAPI):
 
     # -- D3 judges (engine/methods/d3.py): defences, judge scores, juror votes -----------------------
 
-    def _d3(self, agent: str, prompt: str, last_user: str, rng: random.Random) -> str:
+    def _d3(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
         """Prefer the better answer with probability `accuracy`: the gold side of a judged pair, or
         the answer that states the target; a judge gives steady totals with a margin per pair."""
         if rng.random() < self.unparseable:
@@ -296,6 +306,14 @@ def _wrong(gold: str, fmt: AnswerFormat, rng: random.Random) -> str:
     if isinstance(fmt, Number):
         return str(int(float(gold)) + rng.choice([-2, -1, 1, 2, 10]))
     return f"not {gold}"
+
+
+def _request(input: list[ChatMessage], attempt: int) -> str:
+    """The user message a call answers. Follow-up number `attempt` comes after `attempt` pairs of
+    (unreadable reply, reminder), and a reminder repeats only the instruction, not what it needs
+    (the candidates of a ballot, the peers' answers)."""
+    asked = input[: max(1, len(input) - 2 * attempt)]
+    return next((m.text for m in reversed(asked) if m.role == "user"), "")
 
 
 def _load_answers(path: str) -> dict[str, str]:

@@ -5,14 +5,18 @@ from __future__ import annotations
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..engine.answers import infer_format, make_format
+from ..engine.answers import FORMATS, infer_format, make_format
+from ..engine.options import one_of, optional
+from ._options import scorer_options
 
 
 @scorer(metrics=[accuracy(), stderr()])
 def final_answer(answer_format: str | None = None) -> Scorer:
     """Correct when the answer extracted from the output equals the target; no answer is incorrect."""
-    if answer_format is not None:
-        make_format(answer_format, ("?",))  # validates the name before the eval starts
+    with scorer_options():
+        optional(
+            one_of, "answer_format", answer_format, FORMATS, null="the task's format", kind="scorer"
+        )
 
     async def score(state: TaskState, target: Target) -> Score:
         options = tuple(c.value for c in state.choices)

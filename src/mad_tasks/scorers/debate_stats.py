@@ -1,15 +1,20 @@
-"""`debate_stats`: rounds, model calls, tokens and answer changes, read from the sample store."""
+"""`debate_stats`: rounds, model calls, tokens and answer changes, read from the sample store.
+
+Tokens are counted as this run spent them: a reply served from Inspect's cache counts in
+`cached_input_tokens`/`cached_output_tokens` (and `cached_calls`), not in `input_tokens`/
+`output_tokens`, so a cached re-run spends 0 tokens here as in Inspect's own usage. A reply that
+reported no usage counts in `calls_without_usage`, never as 0 tokens.
+"""
 
 from __future__ import annotations
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from ..engine.records import DebateResult
+from ..engine.records import TOTALS, DebateResult, token_totals
 from ..solvers._shell import STORE_KEY
 
-
-STATS = ("rounds", "calls", "input_tokens", "output_tokens", "answer_changes", "abstentions")
+STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
 
 
 @scorer(metrics={name: [mean()] for name in STATS})
@@ -24,9 +29,7 @@ def debate_stats() -> Scorer:
         return Score(
             value={
                 "rounds": result.rounds,
-                "calls": len(result.calls),
-                "input_tokens": sum(c.input_tokens for c in result.calls),
-                "output_tokens": sum(c.output_tokens for c in result.calls),
+                **token_totals(result.calls),
                 "answer_changes": result.answer_changes(),
                 "abstentions": sum(a.answer is None for a in result.answers),
             },

@@ -23,8 +23,10 @@ from inspect_ai.solver import TaskState
 
 from ..engine.answers import AnswerFormat, infer_format, make_format
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
-from ..engine.records import DebateResult
+from ..engine.options import embedder_spec, optional
+from ..engine.records import DebateResult, reply_tokens
 from ..solvers._shell import STORE_KEY
+from ._options import scorer_options
 
 
 def _values(scores: list[SampleScore], key: str) -> list[float]:
@@ -75,6 +77,8 @@ def decision_stats(embedder: str | None = None) -> Scorer:
         embedder: recompute the answer diversity with this embedder (hashing,
             sentence-transformers[/model], openai[/model]) instead of reading the recorded figure.
     """
+    with scorer_options():
+        optional(embedder_spec, "embedder", embedder, null="the recorded figure", kind="scorer")
     embed = make_embedder(embedder) if embedder is not None else None
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -99,7 +103,7 @@ def decision_stats(embedder: str | None = None) -> Scorer:
                 "ballots": len(ballots),
                 "invalid_ballots": sum(b["parsed"] is None for b in ballots),
                 "calls": len(result.calls),
-                "tokens": sum(c.input_tokens + c.output_tokens for c in result.calls),
+                "tokens": reply_tokens(result.calls),  # None: a reply reported no usage
                 "answer_cosine": cosine if cosine is not None else math.nan,
             },
             answer=result.final or "",

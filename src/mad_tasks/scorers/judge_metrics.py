@@ -1,8 +1,9 @@
 """How well a judge agrees with people, what it costs, and its biases (D3 section 4 metrics).
 
 `judge_agreement` scores a judge solver's verdict (A, B or tie) against the human label of a pair.
-The metrics read the score metadata that it and the debate-judge scorers write: `verdict`, `gold`,
-`rounds`, `early_stop`, `tokens`, `calls`, `position_consistent` and `longer`.
+The metrics read the score metadata that it and the debate-judge scorers write: `verdict`,
+`abstained`, `gold`, `rounds`, `early_stop`, `tokens`, `calls`, `position_consistent` and `longer`.
+No readable verdict is an abstention (verdict None): always wrong, and never counted as a tie.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from ..engine.answers import Choice
 from ..engine.methods.d3 import VERDICT, explanation
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.protocols.d3 import cohen_kappa as kappa
@@ -73,6 +75,16 @@ def tie_rate() -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         return _mean([m.get("verdict") == TIE for m in _metadata(scores)])
+
+    return compute
+
+
+@metric
+def abstention_rate() -> Metric:
+    """Share of judgments with no readable verdict (scored 0, apart from ties)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _mean([m.get("abstained") for m in _metadata(scores)])
 
     return compute
 
@@ -146,6 +158,7 @@ def judgment_metadata(result: DebateResult) -> dict[str, Any]:
     d = result.details
     return {
         "verdict": result.final,
+        "abstained": result.final is None,
         **{k: d[k] for k in ("rounds", "early_stop", "stop_reasons", "tokens", "calls")},
         **{k: d[k] for k in ("position_consistent", "unscored", "abstentions")},
         "method": result.method,
@@ -154,12 +167,16 @@ def judgment_metadata(result: DebateResult) -> dict[str, Any]:
     }
 
 
+# The options of mt_bench_judge's two-choice question (C only with gold ties kept).
+CHOICES = (*VERDICT.options, TIE)
+_CHOSEN = Choice(CHOICES)
+
+
 def read_verdict(completion: str) -> str | None:
-    """A, B or tie from a judge's output (`ANSWER: tie` or a vote); None if it gives none."""
-    vote = VERDICT.extract(completion)
-    if vote is None and "answer: tie" in completion.lower():
-        return TIE
-    return vote
+    """A, B or tie from an output (`ANSWER: A`, `ANSWER: Answer B`, `ANSWER: C` or `ANSWER: tie`);
+    None if it gives none."""
+    letter = _CHOSEN.extract(completion)
+    return TIE if letter == "C" else letter
 
 
 def longer_side(a: str, b: str) -> str | None:
@@ -173,6 +190,7 @@ def longer_side(a: str, b: str) -> str | None:
         cohen_kappa(),
         position_consistency(),
         tie_rate(),
+        abstention_rate(),
         mean_rounds(),
         early_stop_rate(),
         tokens_per_judgment(),
@@ -195,7 +213,8 @@ def judge_agreement() -> Scorer:
             )
         else:  # any other solver: read its verdict from the output
             verdict = read_verdict(state.output.completion)
-            metadata, why = {"verdict": verdict}, "verdict read from the output"
+            metadata = {"verdict": verdict, "abstained": verdict is None}
+            why = "verdict read from the output"
         meta = state.metadata
         metadata |= {
             "gold": gold,

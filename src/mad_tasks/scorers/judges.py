@@ -2,7 +2,8 @@
 
 Like `model_graded_qa`, but the grade comes from a debate: the output of the model under test is
 Answer A, the sample's reference (its target, or a metadata field) is Answer B, and the verdict is
-win (1), tie (0.5) or loss (0), so the mean is a win rate. The judge's calls run on the roles
+win (1), tie (0.5) or loss (0), so the mean is a win rate. A court that gives nothing readable
+abstains: 0, counted by `abstention_rate`, never a tie. The judge's calls run on the roles
 `advocate`, `judge` and `juror`; the jurors' and the judge's reasoning is the explanation, and the
 verdict, costs and the whole record go into the score metadata. Works after the fact too:
 
@@ -11,17 +12,17 @@ verdict, costs and the whole record go into the score metadata. Works after the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from ..engine.methods.d3 import Pair, explanation
 from ..engine.methods.more import more as run_more
 from ..engine.methods.samre import samre as run_samre
+from ..engine.options import OptionError, boolean
 from ..solvers.judges import Judge, court_options, judge_session, more_options, stop_rule
+from ._options import scorer_options
 from .judge_metrics import (
+    abstention_rate,
     judgment_metadata,
     mean_rounds,
     position_consistency,
@@ -29,28 +30,28 @@ from .judge_metrics import (
     tokens_per_judgment,
 )
 
-OUTCOMES = {"A": ("win", 1.0), "tie": ("tie", 0.5), "B": ("loss", 0.0)}
+OUTCOMES = {
+    "A": ("win", 1.0),
+    "tie": ("tie", 0.5),
+    "B": ("loss", 0.0),
+    None: ("abstained", 0.0),  # nothing readable: no credit, and not a tie
+}
 METRICS = [
     mean(),
     stderr(),
     tie_rate(),
+    abstention_rate(),
     position_consistency(),
     mean_rounds(),
     tokens_per_judgment(),
 ]
 
 
-class ScorerOptionError(Exception):
-    """A bad option of a debate-judge scorer. Not a ValueError on purpose: `inspect score` reports
-    a ValueError raised by a scorer factory as "couldn't be loaded" and drops its message."""
-
-
-@contextmanager
-def scorer_options() -> Iterator[None]:
-    try:
-        yield
-    except ValueError as e:
-        raise ScorerOptionError(str(e)) from None
+def reference_option(reference: object) -> None:
+    if not (isinstance(reference, str) and reference.strip()):
+        raise OptionError(
+            "reference", reference, "target, or the name of a metadata field", "scorer"
+        )
 
 
 def reference_of(state: TaskState, target: Target, reference: str) -> str:
@@ -69,13 +70,9 @@ def graded(
     reference: str, judge: Judge, retries: int, temperature: float | None, max_tokens: int | None
 ) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
-        tested = str(state.model)
-        pair = Pair(
-            question=state.input_text,
-            a=state.output.completion,
-            b=reference_of(state, target, reference),
-            hidden=(tested, tested.rsplit("/", 1)[-1]),  # the model under test, never named
-        )
+        # shown as written: no prompt names the model under test
+        reference_answer = reference_of(state, target, reference)
+        pair = Pair(state.input_text, state.output.completion, reference_answer)
         session = judge_session(state.sample_id, pair.question, retries, temperature, max_tokens)
         result = await judge(session, pair)
         outcome, value = OUTCOMES[result.final]
@@ -113,10 +110,12 @@ def more_judge(
         reference: where the reference answer is: `target`, or the name of a metadata field.
     """
     with scorer_options():
+        reference_option(reference)
         more_options("scorer", advocates, aggregation)
         jury, positions = court_options(
-            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries
-        )
+            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
+            max_tokens,
+        )  # fmt: skip
     return graded(
         reference,
         lambda s, p: run_more(s, p, advocates, aggregation, jury, positions),
@@ -152,12 +151,15 @@ def samre_judge(
         reference: where the reference answer is: `target`, or the name of a metadata field.
     """
     with scorer_options():
+        reference_option(reference)
         rule = stop_rule(
             "scorer", max_rounds, stopping, eps, window, min_rounds, decisive_gap, token_budget
         )
+        boolean("summarize", summarize, kind="scorer")
         jury, positions = court_options(
-            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries
-        )
+            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
+            max_tokens,
+        )  # fmt: skip
     return graded(
         reference,
         lambda s, p: run_samre(s, p, rule, summarize, jury, positions),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
 from ..engine.answers import FORMATS, AnswerFormat, Choice, infer_format, make_format
+from ..engine.options import MAX_RETRIES, generation, integer, one_of
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..inspect_runtime import InspectRuntime
@@ -17,22 +19,11 @@ STORE_KEY = "mad_tasks:debate"
 Method = Callable[[Session], Awaitable[DebateResult]]
 
 
-def check_options(*, kind: str = "solver", **checks: tuple[bool, str]) -> None:
-    """Raise before any model call when an option is out of range, naming the option.
-
-    `kind` says what takes the options (a solver, or a scorer such as the D3 judges)."""
-    for option, (ok, allowed) in checks.items():
-        if not ok:
-            raise ValueError(f"invalid {kind} option '{option}': {allowed}")
-
-
-def check_format(answer_format: str) -> None:
-    check_options(
-        answer_format=(
-            answer_format in ("auto", *FORMATS),
-            f"got {answer_format!r}, allowed: auto, {', '.join(FORMATS)}",
-        )
-    )
+def check_common(answer_format: Any, retries: Any, temperature: Any, max_tokens: Any) -> None:
+    """The options every answer-producing solver shares, checked before any model call."""
+    one_of("answer_format", answer_format, ("auto", *FORMATS))
+    integer("retries", retries, 0, MAX_RETRIES)
+    generation(temperature, max_tokens)
 
 
 def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:

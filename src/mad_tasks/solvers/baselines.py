@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..engine.methods import baselines
-from ._shell import check_format, check_options, run_method
+from ..engine.options import MAX_AGENTS, MAX_ROUNDS, MAX_SAMPLES, OptionError, integer
+from ._shell import check_common, run_method
 
 
 @solver
@@ -18,8 +19,7 @@ def single(
     max_tokens: int | None = None,
 ) -> Solver:
     """One agent answers directly, once."""
-    check_format(answer_format)
-    check_options(retries=(retries >= 0, f"must be >= 0, got {retries}"))
+    check_common(answer_format, retries, temperature, max_tokens)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
@@ -38,8 +38,7 @@ def cot(
     max_tokens: int | None = None,
 ) -> Solver:
     """One agent reasons step by step, then answers."""
-    check_format(answer_format)
-    check_options(retries=(retries >= 0, f"must be >= 0, got {retries}"))
+    check_common(answer_format, retries, temperature, max_tokens)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
@@ -50,14 +49,23 @@ def cot(
     return solve
 
 
-def debate_budget(spec: str) -> int:
-    """'3x2' (agents x rounds) -> 6 calls, the first-attempt call count of that `du_debate`."""
-    m = re.fullmatch(r"\s*(\d+)\s*[xX*]\s*(\d+)\s*", spec)
-    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
-        raise ValueError(
-            f"invalid solver option 'match_debate': got {spec!r}, expected AGENTSxROUNDS such as 3x2"
-        )
-    return int(m.group(1)) * int(m.group(2))
+def debate_budget(spec: Any) -> int:
+    """'3x2' (agents x rounds) -> 6 calls, the first-attempt call count of that `du_debate`.
+
+    Any `du_debate` within the caps can be matched. On the command line `0x2` arrives as the
+    number 2 (YAML reads it as hexadecimal), so only text is read."""
+    parts = spec.lower().replace("*", "x").split("x") if isinstance(spec, str) else []
+    digits = [p.strip() for p in parts]
+    if len(digits) == 2 and all(d.isascii() and d.isdigit() and len(d) <= 4 for d in digits):
+        agents, rounds = int(digits[0]), int(digits[1])
+        if 1 <= agents <= MAX_AGENTS and 1 <= rounds <= MAX_ROUNDS:
+            return agents * rounds
+    raise OptionError(
+        "match_debate",
+        spec,
+        f"AGENTSxROUNDS such as 3x2, with 1 to {MAX_AGENTS} agents and 1 to {MAX_ROUNDS} rounds, "
+        "or null (unset)",
+    )
 
 
 @solver
@@ -70,12 +78,10 @@ def self_consistency(
     max_tokens: int | None = None,
 ) -> Solver:
     """Majority over independent chains of thought; `match_debate=3x2` spends a debate's call budget."""
-    check_format(answer_format)
-    n = debate_budget(match_debate) if match_debate is not None else samples
-    check_options(
-        samples=(n >= 1, f"must be >= 1, got {n}"),
-        retries=(retries >= 0, f"must be >= 0, got {retries}"),
-    )
+    check_common(answer_format, retries, temperature, max_tokens)
+    n = integer("samples", samples, 1, MAX_SAMPLES)
+    if match_debate is not None:
+        n = debate_budget(match_debate)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..engine.embeddings import make_embedder
 from ..engine.methods import cortex as method
 from ..engine.methods.du_debate import agent_names
+from ..engine.options import (
+    MAX_AGENTS,
+    MAX_ROUNDS,
+    OptionError,
+    boolean,
+    embedder_spec,
+    integer,
+    number,
+    one_of,
+)
 from ..engine.protocols.cortex import PARTICIPATION, TIE_BREAKS
 from ..inspect_runtime import resolve_model
-from ._shell import check_format, check_options, run_method
+from ._shell import check_common, run_method
 
 
 @solver
@@ -66,31 +78,29 @@ def cortex(
         temperature: sampling temperature for agents (provider default if unset).
         max_tokens: reply length limit per call.
     """
-    check_format(answer_format)
+    check_common(answer_format, retries, temperature, max_tokens)
     bands = _recalibration(recalibration)
     sizes = _sizes(credibility)
-    check_options(
-        agents=(agents >= 2, f"must be >= 2, got {agents}"),
-        max_rounds=(max_rounds >= 0, f"must be >= 0, got {max_rounds}"),
-        topology=(topology in method.TOPOLOGIES, _allowed(topology, method.TOPOLOGIES)),
-        s_mode=(s_mode in method.S_MODES, _allowed(s_mode, method.S_MODES)),
-        s_smoothing=(s_smoothing > 0, f"must be > 0, got {s_smoothing}"),
-        participation=(participation in PARTICIPATION, _allowed(participation, PARTICIPATION)),
-        tie_break=(tie_break in TIE_BREAKS, _allowed(tie_break, TIE_BREAKS)),
-        freeform_vote=(
-            freeform_vote in method.FREEFORM_VOTES,
-            _allowed(freeform_vote, method.FREEFORM_VOTES),
-        ),
-        embed_text=(embed_text in method.EMBED_TEXTS, _allowed(embed_text, method.EMBED_TEXTS)),
-        retries=(retries >= 0, f"must be >= 0, got {retries}"),
-    )
-    # imported here, not at module level: the registry imports this module and stays cheap
-    from ..engine.embeddings import make_embedder
-
+    integer("agents", agents, 2, MAX_AGENTS)
+    integer("max_rounds", max_rounds, 0, MAX_ROUNDS)
+    one_of("topology", topology, method.TOPOLOGIES)
+    one_of("s_mode", s_mode, method.S_MODES)
+    number("s_smoothing", s_smoothing, 0, above=True)
+    one_of("participation", participation, PARTICIPATION)
+    for flag, value in (
+        ("show_confidence", show_confidence),
+        ("include_self", include_self),
+        ("check_round0", check_round0),
+    ):
+        boolean(flag, value)
+    one_of("tie_break", tie_break, TIE_BREAKS)
+    one_of("freeform_vote", freeform_vote, method.FREEFORM_VOTES)
+    one_of("embed_text", embed_text, method.EMBED_TEXTS)
+    embedder_spec("embedder", embedder)
     try:
         similarity = make_embedder(embedder)
-    except (ValueError, ImportError) as e:
-        raise ValueError(f"invalid solver option 'embedder': {e}") from e
+    except ImportError as e:
+        raise OptionError("embedder", embedder, f"an embedder installed here ({e})") from e
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         names = agent_names(agents)
@@ -120,45 +130,51 @@ def cortex(
     return solve
 
 
-def _allowed(value: object, allowed: tuple[str, ...]) -> str:
-    return f"got {value!r}, allowed: {', '.join(allowed)}"
-
-
 def _recalibration(value: Any) -> tuple[float, float, float] | None:
-    """[high, mid, low] with 1 >= high >= mid >= low >= 0, or "none" (no recalibration)."""
+    """[high, mid, low] with 1 >= high >= mid >= low >= 0, or "none" (no recalibration).
+
+    Numbers may come as text: `-S recalibration=0.8,0.6,0.3` arrives as three strings."""
     if isinstance(value, str) and value.lower() == "none":
         return None
-    try:
-        high, mid, low = (float(v) for v in value)
-    except (TypeError, ValueError):
-        high = mid = low = -1.0
-    check_options(
-        recalibration=(
-            1 >= high >= mid >= low >= 0,
-            f'expected "none" or [high, mid, low] with 1 >= high >= mid >= low >= 0, got {value!r}',
-        )
+    bands = _numbers(value, 3)
+    if bands is not None and 1 >= bands[0] >= bands[1] >= bands[2] >= 0:
+        return bands[0], bands[1], bands[2]
+    raise OptionError(
+        "recalibration", value, "[high, mid, low] with 1 >= high >= mid >= low >= 0, or none"
     )
-    return high, mid, low
 
 
-def _sizes(credibility: dict[str, Any] | None) -> dict[str, method.ModelSize]:
-    """{agent role or model name: [parameters, pre-training tokens]}, both raw counts > 0."""
-    sizes: dict[str, method.ModelSize] = {}
-    for key, value in (credibility or {}).items():
+def _numbers(value: Any, n: int) -> list[float] | None:
+    """A list of n finite numbers (or numeric strings, as YAML reads `7.6e9`), else None."""
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        return None
+    numbers = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)) or len(str(v)) > 40:
+            return None
         try:
-            params, tokens = (float(v) for v in value)
-        except (TypeError, ValueError):
-            params = tokens = 0.0
-        check_options(
-            credibility=(
-                params > 0 and tokens > 0,
-                (
-                    f"{key!r} needs [parameters, pre-training tokens] as positive raw counts "
-                    f"(e.g. [7.6e9, 1.8e13]), got {value!r}"
-                ),
-            )
-        )
-        sizes[key] = method.ModelSize(params, tokens)
+            numbers.append(float(v))
+        except ValueError:
+            return None
+    return numbers if all(math.isfinite(x) for x in numbers) else None
+
+
+CREDIBILITY = (
+    "{agent role or model name: [parameters, pre-training tokens]} with both counts positive and "
+    "finite, e.g. {agent_1: [7.6e9, 1.8e13]}, or null (unset)"
+)
+
+
+def _sizes(credibility: Any) -> dict[str, method.ModelSize]:
+    """{agent role or model name: [parameters, pre-training tokens]}, both raw counts > 0."""
+    if credibility is None:
+        return {}
+    sizes: dict[str, method.ModelSize] = {}
+    for key, value in credibility.items() if isinstance(credibility, dict) else [(None, None)]:
+        counts = _numbers(value, 2)
+        if not isinstance(key, str) or counts is None or min(counts) <= 0:
+            raise OptionError("credibility", credibility, CREDIBILITY)
+        sizes[key] = method.ModelSize(counts[0], counts[1])
     return sizes
 
 
@@ -168,13 +184,11 @@ def _sizes_by_agent(
     """Each agent's size, by its role first, then by its model's name."""
     known = set(names) | set(models)
     unused = [key for key in sizes if key not in known]
-    check_options(
-        credibility=(
-            not unused,
-            (
-                f"{', '.join(map(repr, unused))} names no agent role or model of this run "
-                f"({', '.join(f'{n}={m}' for n, m in zip(names, models))})"
-            ),
+    if unused:
+        raise OptionError(
+            "credibility",
+            unused,
+            "keys naming an agent role or model of this run: "
+            + ", ".join(f"{n}={m}" for n, m in zip(names, models)),
         )
-    )
     return tuple(sizes.get(name) or sizes.get(model) for name, model in zip(names, models))

@@ -9,26 +9,27 @@ from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..engine.embeddings import EMBEDDERS, make_embedder
+from ..engine.embeddings import make_embedder
 from ..engine.methods.decision import (
     CONSENSUS_PROTOCOLS,
     VOTING_PROTOCOLS,
     DecisionConfig,
     decision_debate,
 )
-from ._shell import check_format, check_options, run_method
+from ..engine.options import MAX_TURNS, OptionError, embedder_spec, integer, one_of
+from ._shell import check_common, run_method
 
 
-def _window(memory_window: int | str | None) -> int | None:
+def _window(memory_window: Any) -> int | None:
     """`-S memory_window=full` (or null) shows the whole history."""
-    if memory_window is None or str(memory_window).lower() in ("full", "none", "all"):
+    if memory_window is None or (
+        isinstance(memory_window, str) and memory_window.lower() in ("full", "none", "all")
+    ):
         return None
-    if isinstance(memory_window, int):
-        return memory_window
-    raise ValueError(
-        f"invalid solver option 'memory_window': got {memory_window!r}, allowed: a number of "
-        "turns >= 0, or full"
-    )
+    try:
+        return integer("memory_window", memory_window, 0, MAX_TURNS)
+    except OptionError as e:
+        raise e.also(", or full") from None
 
 
 def _debate_solver(
@@ -40,14 +41,8 @@ def _debate_solver(
     max_tokens: int | None,
 ) -> Solver:
     """Validate every option before any model call, then build the solver."""
-    check_format(answer_format)
-    check_options(
-        retries=(retries >= 0, f"must be >= 0, got {retries}"),
-        embedder=(
-            embedder.partition("/")[0] in EMBEDDERS,
-            f"got {embedder!r}, allowed: {', '.join(EMBEDDERS)} (optionally /<model>)",
-        ),
-    )
+    check_common(answer_format, retries, temperature, max_tokens)
+    embedder_spec("embedder", embedder)
     cfg = DecisionConfig(**config)
     embed = make_embedder(embedder)
 
@@ -61,9 +56,7 @@ def _debate_solver(
 
 
 def _protocol(protocol: str, allowed: tuple[str, ...]) -> None:
-    check_options(
-        protocol=(protocol in allowed, f"got {protocol!r}, allowed: {', '.join(allowed)}")
-    )
+    one_of("protocol", protocol, allowed)
 
 
 @solver

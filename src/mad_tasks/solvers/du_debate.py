@@ -5,7 +5,8 @@ from __future__ import annotations
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..engine.methods.du_debate import du_debate as run_du_debate
-from ._shell import check_format, check_options, run_method
+from ..engine.options import MAX_AGENTS, MAX_ROUNDS, boolean, integer
+from ._shell import check_common, run_method
 
 
 @solver
@@ -30,12 +31,10 @@ def du_debate(
         temperature: sampling temperature for agents (provider default if unset).
         max_tokens: reply length limit per call.
     """
-    check_format(answer_format)
-    check_options(
-        agents=(agents >= 1, f"must be >= 1, got {agents}"),
-        rounds=(rounds >= 1, f"must be >= 1, got {rounds}"),
-        retries=(retries >= 0, f"must be >= 0, got {retries}"),
-    )
+    check_common(answer_format, retries, temperature, max_tokens)
+    integer("agents", agents, 1, MAX_AGENTS)
+    integer("rounds", rounds, 1, MAX_ROUNDS)
+    boolean("sequential", sequential)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(

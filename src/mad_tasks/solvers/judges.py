@@ -1,15 +1,16 @@
 """D3 judge solvers: `more`, `samre` and the `single_judge` baseline, for evaluating judges.
 
 The model under evaluation is the judge. A sample holds a question (its input) and two answers
-(metadata `answer_a` and `answer_b`; `model_a`/`model_b`, if present, are kept out of every prompt).
-The output is `ANSWER: A`, `ANSWER: B` or `ANSWER: tie` and the whole record goes into the sample
-store. Calls run on the roles `advocate`, `judge` and `juror`, each the main model unless bound
+(metadata `answer_a` and `answer_b`, shown as written; no prompt names the models that wrote them).
+The output is `ANSWER: A`, `ANSWER: B` or `ANSWER: tie`, or empty when the judge abstained (nothing
+it said could be read), and the whole record goes into the sample store. Calls run on the roles `advocate`, `judge` and `juror`, each the main model unless bound
 with `--model-role`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -19,11 +20,24 @@ from ..engine.methods.d3 import VERDICT, Jury, Pair, Swap
 from ..engine.methods.more import AGGREGATIONS
 from ..engine.methods.more import more as run_more
 from ..engine.methods.samre import samre as run_samre
+from ..engine.options import (
+    MAX_ADVOCATES,
+    MAX_JURORS,
+    MAX_RETRIES,
+    MAX_ROUNDS,
+    OptionError,
+    boolean,
+    generation,
+    integer,
+    number,
+    one_of,
+    optional,
+)
 from ..engine.protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..inspect_runtime import InspectRuntime
-from ._shell import STORE_KEY, check_options
+from ._shell import STORE_KEY
 
 Judge = Callable[[Session, Pair], Awaitable[DebateResult]]
 
@@ -33,76 +47,67 @@ STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
 
 def court_options(
     kind: str,
-    jurors: int,
-    personas: bool,
-    tiebreak: str,
-    swap: bool,
-    swap_resolution: str,
-    retries: int,
+    jurors: Any,
+    personas: Any,
+    tiebreak: Any,
+    swap: Any,
+    swap_resolution: Any,
+    retries: Any,
+    temperature: Any,
+    max_tokens: Any,
 ) -> tuple[Jury, Swap]:
     """Check the options every D3 judge shares; `kind` ("solver", "scorer") is for the message."""
-    check_options(
-        kind=kind,
-        jurors=(
-            jurors == 0 or (jurors > 0 and jurors % 2 == 1),
-            f"must be an odd number (or 0: the judge's score decides alone), got {jurors}",
-        ),
-        tiebreak=(tiebreak in TIEBREAKS, f"got {tiebreak!r}, allowed: {', '.join(TIEBREAKS)}"),
-        swap_resolution=(
-            swap_resolution in SWAP_RESOLUTIONS,
-            f"got {swap_resolution!r}, allowed: {', '.join(SWAP_RESOLUTIONS)}",
-        ),
-        retries=(retries >= 0, f"must be >= 0, got {retries}"),
-    )
+    odd = isinstance(jurors, int) and not isinstance(jurors, bool) and jurors % 2 == 1
+    if not (odd and 1 <= jurors <= MAX_JURORS) and not (jurors == 0 and type(jurors) is int):
+        raise OptionError(
+            "jurors",
+            jurors,
+            f"0 (the judge's score decides alone) or an odd integer from 1 to {MAX_JURORS}",
+            kind,
+        )
+    boolean("personas", personas, kind=kind)
+    one_of("tiebreak", tiebreak, TIEBREAKS, kind=kind)
+    boolean("swap", swap, kind=kind)
+    one_of("swap_resolution", swap_resolution, SWAP_RESOLUTIONS, kind=kind)
+    integer("retries", retries, 0, MAX_RETRIES, kind=kind)
+    generation(temperature, max_tokens, kind=kind)
     return Jury(jurors, personas, tiebreak), Swap(swap, swap_resolution)
 
 
-def more_options(kind: str, advocates: int, aggregation: str) -> None:
-    check_options(
-        kind=kind,
-        advocates=(advocates >= 1, f"must be >= 1, got {advocates}"),
-        aggregation=(
-            aggregation in AGGREGATIONS,
-            f"got {aggregation!r}, allowed: {', '.join(AGGREGATIONS)}",
-        ),
-    )
+def more_options(kind: str, advocates: Any, aggregation: Any) -> None:
+    integer("advocates", advocates, 1, MAX_ADVOCATES, kind=kind)
+    one_of("aggregation", aggregation, AGGREGATIONS, kind=kind)
 
 
 def stop_rule(
     kind: str,
-    max_rounds: int,
-    stopping: str,
-    eps: float | None,
-    window: int | None,
-    min_rounds: int | None,
-    decisive_gap: float | None,
-    token_budget: int | None,
+    max_rounds: Any,
+    stopping: Any,
+    eps: Any,
+    window: Any,
+    min_rounds: Any,
+    decisive_gap: Any,
+    token_budget: Any,
 ) -> StopRule:
     """SAMRE's stop rule; window, min_rounds and eps default to the chosen preset's values."""
-    check_options(
-        kind=kind,
-        stopping=(stopping in STOPPING, f"got {stopping!r}, allowed: {', '.join(STOPPING)}"),
+    integer("max_rounds", max_rounds, 1, MAX_ROUNDS, kind=kind)
+    one_of("stopping", stopping, STOPPING, kind=kind)
+    preset = "the preset's value"
+    window = optional(integer, "window", window, 2, MAX_ROUNDS, null=preset, kind=kind)
+    min_rounds = optional(integer, "min_rounds", min_rounds, 1, MAX_ROUNDS, null=preset, kind=kind)
+    eps = optional(number, "eps", eps, 0, above=True, null=preset, kind=kind)
+    optional(number, "decisive_gap", decisive_gap, 0, above=True, kind=kind)
+    optional(integer, "token_budget", token_budget, 1, kind=kind)
+    default_window, default_min_rounds, default_eps = STOP_PRESETS[stopping]
+    return StopRule(
+        max_rounds,
+        stopping,
+        default_window if window is None else window,
+        default_min_rounds if min_rounds is None else min_rounds,
+        default_eps if eps is None else eps,
+        decisive_gap,
+        token_budget,
     )
-    preset = STOP_PRESETS[stopping]
-    window = preset[0] if window is None else window
-    min_rounds = preset[1] if min_rounds is None else min_rounds
-    eps = preset[2] if eps is None else eps
-    check_options(
-        kind=kind,
-        max_rounds=(max_rounds >= 1, f"must be >= 1, got {max_rounds}"),
-        window=(window >= 2, f"must be >= 2 (gaps compared), got {window}"),
-        min_rounds=(min_rounds >= 1, f"must be >= 1, got {min_rounds}"),
-        eps=(eps > 0, f"must be > 0 (points on the 6-120 scale), got {eps}"),
-        decisive_gap=(
-            decisive_gap is None or decisive_gap > 0,
-            f"must be > 0 or unset, got {decisive_gap}",
-        ),
-        token_budget=(
-            token_budget is None or token_budget >= 1,
-            f"must be >= 1 or unset, got {token_budget}",
-        ),
-    )
-    return StopRule(max_rounds, stopping, window, min_rounds, eps, decisive_gap, token_budget)
 
 
 def judge_session(
@@ -129,8 +134,7 @@ def pair_of(state: TaskState) -> Pair:
             f"sample {state.sample_id}: the judge solvers compare the two answers in the sample "
             f"metadata 'answer_a' and 'answer_b'; missing: {', '.join(missing)}"
         )
-    names = tuple(m for m in (meta.get("model_a"), meta.get("model_b")) if isinstance(m, str))
-    return Pair(state.input_text, meta["answer_a"], meta["answer_b"], names)
+    return Pair(state.input_text, meta["answer_a"], meta["answer_b"])
 
 
 async def judge_sample(
@@ -142,9 +146,12 @@ async def judge_sample(
     )
     result.options = {**result.options, "retries": retries}
     state.store.set(STORE_KEY, result.to_dict())
-    completion = f"ANSWER: {result.final}"
+    # an abstention leaves the output empty, so no scorer can read a verdict into it
+    completion = f"ANSWER: {result.final}" if result.final is not None else ""
     state.output = ModelOutput.from_content(model=str(state.model), content=completion)
-    state.messages.append(ChatMessageAssistant(content=completion))
+    state.messages.append(
+        ChatMessageAssistant(content=completion or "(no verdict: the judge abstained)")
+    )
     return state
 
 
@@ -178,8 +185,9 @@ def more(
     """
     more_options("solver", advocates, aggregation)
     jury, positions = court_options(
-        "solver", jurors, personas, tiebreak, swap, swap_resolution, retries
-    )
+        "solver", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
+        max_tokens,
+    )  # fmt: skip
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await judge_sample(
@@ -236,9 +244,11 @@ def samre(
     rule = stop_rule(
         "solver", max_rounds, stopping, eps, window, min_rounds, decisive_gap, token_budget
     )
+    boolean("summarize", summarize)
     jury, positions = court_options(
-        "solver", jurors, personas, tiebreak, swap, swap_resolution, retries
-    )
+        "solver", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
+        max_tokens,
+    )  # fmt: skip
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await judge_sample(
@@ -265,11 +275,13 @@ def single_judge(
     Args:
         swap: judge both answer orders and report whether the verdict followed the answers.
         swap_resolution: verdict when the orders disagree: tie, or gap (the judge's gaps summed).
-        retries: follow-ups for an unreadable score before the judgment counts as a tie.
+        retries: follow-ups for an unreadable score before the judge abstains (no verdict).
         temperature: sampling temperature (provider default if unset).
         max_tokens: reply length limit.
     """
-    _, positions = court_options("solver", 0, False, "cumulative", swap, swap_resolution, retries)
+    _, positions = court_options(
+        "solver", 0, False, "cumulative", swap, swap_resolution, retries, temperature, max_tokens
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await judge_sample(

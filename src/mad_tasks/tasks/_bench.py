@@ -5,9 +5,11 @@ setup, `du_debate` by default, the source recorded in the log).
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from inspect_ai import Task
@@ -15,6 +17,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer, choice
 from inspect_ai.solver import prompt_template
 
+from ..engine.answers import MAX_DIGITS, normalise_number
+from ..engine.options import OptionError, boolean, integer, one_of, optional, shown, text
 from ..scorers.debate_stats import debate_stats
 from ..solvers.du_debate import du_debate
 from ._data import hf_records, pick, read_records
@@ -47,37 +51,39 @@ class Subset:
         return {"subset": self.preset or self.size, "shuffle": self.shuffle, "seed": self.seed}
 
 
-def subset_option(
-    subset: int | str | None, shuffle: bool | None, seed: int, presets: dict[str, int]
-) -> Subset:
-    """Check `-T subset=` before any download. A preset draws a seeded random subset, as the papers
-    did, unless `shuffle=false` asks for the first records."""
-    if isinstance(subset, str):
-        if subset not in presets:
-            allowed = ", ".join(f"{name} ({n})" for name, n in presets.items())
-            raise ValueError(
-                f"invalid task option 'subset': got {subset!r}, allowed: a number >= 1 or {allowed}"
-            )
+def subset_option(subset: Any, shuffle: Any, seed: Any, presets: dict[str, int]) -> Subset:
+    """Check `-T subset=`, `shuffle` and `seed` before any download. A preset draws a seeded random
+    subset, as the papers did, unless `shuffle=false` asks for the first records; without presets
+    (a task with no paper sizes) `shuffle` is a plain true or false."""
+    integer("seed", seed, None, kind="task")
+    if presets:
+        null = "shuffle only a paper's size"
+        shuffle = optional(boolean, "shuffle", shuffle, null=null, kind="task")
+    else:
+        boolean("shuffle", shuffle, kind="task")
+    if isinstance(subset, str) and subset in presets:
         return Subset(presets[subset], subset, True if shuffle is None else shuffle, seed)
-    if subset is not None and (
-        isinstance(subset, bool) or not isinstance(subset, int) or subset < 1
-    ):
-        raise ValueError(f"invalid task option 'subset': must be a number >= 1, got {subset!r}")
-    return Subset(subset, None, bool(shuffle), seed)
+    if subset is None or (isinstance(subset, int) and not isinstance(subset, bool) and subset >= 1):
+        return Subset(subset, None, bool(shuffle), seed)
+    allowed = "an integer >= 1"
+    if presets:
+        allowed += ", a paper's size: " + ", ".join(f"{name} ({n})" for name, n in presets.items())
+    raise OptionError("subset", subset, allowed + ", or null (all)", "task")
 
 
-def check_choice(option: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(
-            f"invalid task option '{option}': got {value!r}, allowed: {', '.join(allowed)}"
-        )
+def check_choice(option: str, value: Any, allowed: tuple[str, ...]) -> None:
+    one_of(option, value, allowed, kind="task")
+
+
+def data_path_option(data_path: Any) -> str | None:
+    return optional(text, "data_path", data_path, kind="task")
 
 
 def local_or(
     data_path: str | None, fetch: Callable[[], tuple[list[Record], str]]
 ) -> tuple[list[Record], str]:
     """The records of the local file, else of the pinned public source, with where they came from."""
-    if data_path is not None:
+    if data_path_option(data_path) is not None:
         return read_records(data_path), data_path
     return fetch()
 
@@ -138,16 +144,46 @@ def options_field(options: Any, key: str, where: str) -> list[str]:
     return texts
 
 
+def id_field(record: Record, key: str, where: str, default: str | int | None) -> str | int | None:
+    """The sample id in `key` (text or an integer), else `default`."""
+    value = record.get(key)
+    if value is None or value == "":
+        return default
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(
+        f"{where}: '{key}' must be a string or an integer (the id), got {shown(value)}"
+    )
+
+
+def number_field(record: Record, key: str, where: str) -> str:
+    """A number target (a JSON number or numeric text), normalised as the `number` format reads
+    answers. What that format cannot read is refused, since no answer could ever match it: NaN
+    (equal to nothing), infinity (`Infinity`, `1e5000`), a number longer than MAX_DIGITS."""
+    raw = record.get(key)
+    if isinstance(raw, float):  # 1e16 as its digits, not as "1e+16"; NaN and inf stay unreadable
+        written = format(Decimal(repr(raw)), "f") if math.isfinite(raw) else repr(raw)
+    else:
+        written = str(raw) if isinstance(raw, (int, str)) and not isinstance(raw, bool) else ""
+    answer = normalise_number(written) if written else None
+    if answer is None:
+        raise ValueError(
+            f"{where}: '{key}' must be a number (finite, at most {MAX_DIGITS} digits), "
+            f"got {shown(raw)}"
+        )
+    return answer
+
+
 def answer_letter(value: Any, n_options: int, key: str, where: str) -> str:
     """The correct option as a letter, from its 0-based index or its letter."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n_options:
-        return LETTERS[value]
-    letter = value.strip().upper() if isinstance(value, str) else ""
-    if len(letter) == 1 and letter in LETTERS[:n_options]:
-        return letter
+    written = value.strip() if isinstance(value, str) else ""
+    # ASCII digits only ("²" is a digit to Python, but not to int()), and few: no index is longer
+    index = int(written) if written.isascii() and written.isdigit() and len(written) <= 3 else value
+    if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < n_options:
+        return LETTERS[index]
+    if len(written) == 1 and written.upper() in LETTERS[:n_options]:
+        return written.upper()
     raise ValueError(
         f"{where}: '{key}' must be an option index 0-{n_options - 1} or a letter "
-        f"A-{LETTERS[n_options - 1]}, got {value!r:.80}"
+        f"A-{LETTERS[n_options - 1]}, got {shown(value)}"
     )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import random
+import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from ..engine.options import shown
 
 
 def cache_dir() -> Path:
@@ -18,28 +22,79 @@ def cache_dir() -> Path:
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """A JSON array or JSON Lines file of objects, or a CSV file with a header row (`.csv`)."""
+    """A JSON array or JSON Lines file of objects, or a CSV file with a header row (`.csv`).
+
+    Every fault names the file and where in it: the line of bytes that are not UTF-8, the line and
+    column of JSON that does not parse, the record that is not an object, the field holding an
+    integer too long for Python to read."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
+        ) from None
     if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
-            return [dict(row) for row in csv.DictReader(f)]
-    text = path.read_text(encoding="utf-8")
+        return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
     if text.lstrip().startswith("["):
-        records = json.loads(text)
+        records = _json(text, path, 1)
+        places = [f"{path}: record {i}" for i in range(1, len(records) + 1)]
     else:
-        records = []
+        records, places = [], []
         for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not a JSON object ({e.msg})") from None
-    if not all(isinstance(r, dict) for r in records):
-        raise ValueError(f"{path}: every record must be a JSON object")
+            if line.strip():
+                records.append(_json(line, path, n))
+                places.append(f"{path}:{n}")
+    for record, place in zip(records, places):
+        if not isinstance(record, dict):
+            raise ValueError(f"{place}: not a JSON object, got {shown(record)}")
+        if (key := _long_integer_field(record)) is not None:
+            raise ValueError(
+                f"{place}: '{key}' holds an integer longer than Python reads "
+                f"({sys.get_int_max_str_digits()} digits)"
+            )
     return records
+
+
+class _LongInteger(str):
+    """The digits of a JSON integer too long for `int()`, kept so that its field can be named."""
+
+
+def _integer(digits: str) -> int | _LongInteger:
+    try:
+        return int(digits)
+    except ValueError:  # past Python's limit on digits converted (4,300 by default)
+        return _LongInteger(digits)
+
+
+def _json(text: str, path: Path, first_line: int) -> Any:
+    """Parse JSON that starts at `first_line` of the file; an error names the file and line."""
+    try:
+        return json.loads(text, parse_int=_integer)
+    except json.JSONDecodeError as e:
+        line = first_line + e.lineno - 1
+        raise ValueError(f"{path}:{line}:{e.colno}: not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{path}:{first_line}: not valid JSON (nested too deeply)") from None
+
+
+def _long_integer_field(record: dict[str, Any]) -> str | None:
+    """The first field holding a `_LongInteger` at any depth (walked without recursion)."""
+    for key, value in record.items():
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, _LongInteger):
+                return key
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return None
 
 
 def download(url: str, name: str, sha256: str | None = None) -> Path:
@@ -66,9 +121,7 @@ def download(url: str, name: str, sha256: str | None = None) -> Path:
 
 
 def pick(records: list[Any], shuffle: bool, seed: int, subset: int | None) -> list[Any]:
-    """Optionally shuffle with a seed, then keep the first `subset` records."""
-    if subset is not None and subset < 1:
-        raise ValueError(f"invalid task option 'subset': must be >= 1, got {subset}")
+    """Optionally shuffle with a seed, then keep the first `subset` records (checked by the task)."""
     records = list(records)
     if shuffle:
         random.Random(seed).shuffle(records)

@@ -10,6 +10,7 @@ from ._bench import (
     Record,
     benchmark_task,
     hf_load,
+    id_field,
     local_or,
     mc_scorers,
     options_field,
@@ -37,7 +38,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
     if key not in labels:
         raise ValueError(f"{where}: 'answerKey' {key!r} is not one of the labels {labels}")
     return Sample(
-        id=record.get("id", number),
+        id=id_field(record, "id", where, number),
         input=text_field(record, "question", where),
         choices=choices,
         target=LETTERS[labels.index(key)],

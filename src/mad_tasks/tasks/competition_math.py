@@ -13,7 +13,15 @@ from inspect_ai.dataset import Sample
 from ..engine.latex import last_boxed, strip_math
 from ..scorers.answers import final_answer
 from ..scorers.debate_stats import debate_stats
-from ._bench import Record, benchmark_task, hf_load, local_or, subset_option, text_field
+from ._bench import (
+    Record,
+    benchmark_task,
+    hf_load,
+    id_field,
+    local_or,
+    subset_option,
+    text_field,
+)
 
 DATASET = "DigitalLearningGmbH/MATH-lighteval"
 REVISION = "0530c78699ea5e8eb5530600900e1f328b48acad"  # inspect_evals 0.26.0, math.py
@@ -30,7 +38,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
         if not answer:
             raise ValueError(f"{where}: 'solution' has no \\boxed{{...}} final answer")
     return Sample(
-        id=record.get("unique_id", number),
+        id=id_field(record, "unique_id", where, number),
         input=text_field(record, "problem", where),
         target=answer,
         metadata={

@@ -20,6 +20,7 @@ from ._bench import (
     benchmark_task,
     check_choice,
     hf_load,
+    id_field,
     local_or,
     mc_scorers,
     subset_option,
@@ -42,7 +43,7 @@ ANSWER_FIELDS = ("Correct Answer", "Incorrect Answer 1", "Incorrect Answer 2", "
 def record_to_sample(record: Record, where: str, number: int, seed: int) -> Sample:
     """The source lists the correct answer first, so the options are shuffled, seeded per record."""
     correct, *wrong = [text_field(record, field, where) for field in ANSWER_FIELDS]
-    record_id = record.get("Record ID") or number
+    record_id = id_field(record, "Record ID", where, number)
     options = [correct, *wrong]
     random.Random(f"{seed}:{record_id}").shuffle(options)
     return Sample(

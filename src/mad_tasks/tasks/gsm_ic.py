@@ -10,10 +10,17 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 
-from ..engine.answers import normalise_number
 from ..scorers.answers import final_answer
 from ..scorers.debate_stats import debate_stats
-from ._bench import Record, benchmark_task, check_choice, local_or, subset_option, text_field
+from ._bench import (
+    Record,
+    benchmark_task,
+    check_choice,
+    local_or,
+    number_field,
+    subset_option,
+    text_field,
+)
 from ._data import download, read_records
 
 SOURCE_COMMIT = "0c1da13552afcc5d995d6f1ad5288417cb110246"
@@ -28,14 +35,10 @@ PROMPT = "Solve the following math word problem.\n\nProblem: {prompt}"
 
 
 def record_to_sample(record: Record, where: str, number: int) -> Sample:
-    raw = record.get("answer")
-    answer = normalise_number(str(raw)) if isinstance(raw, (str, int, float)) else None
-    if answer is None or isinstance(raw, bool):
-        raise ValueError(f"{where}: 'answer' must be a number, got {raw!r:.80}")
     return Sample(
         id=number,
         input=text_field(record, "new_question", where),
-        target=answer,
+        target=number_field(record, "answer", where),
         metadata={
             "answer_format": "number",
             "original_question": record.get("original_question"),

@@ -10,6 +10,7 @@ from ._bench import (
     answer_letter,
     benchmark_task,
     hf_load,
+    id_field,
     local_or,
     mc_scorers,
     options_field,
@@ -28,7 +29,7 @@ PROMPT = "Answer the following multiple-choice question.\n\nQuestion: {prompt}"
 def record_to_sample(record: Record, where: str, number: int) -> Sample:
     choices = options_field(record.get("options"), "options", where)
     return Sample(
-        id=record.get("question_id", number),
+        id=id_field(record, "question_id", where, number),
         input=text_field(record, "question", where),
         choices=choices,
         target=answer_letter(record.get("answer"), len(choices), "answer", where),

@@ -2,7 +2,10 @@
 
 Each sample is a question (the input), two models' answers (metadata `answer_a`, `answer_b`) and
 the human verdict as the target: A, B or tie. The judge solvers (`samre` by default, `more`,
-`single_judge`) give a verdict; `judge_agreement` scores it against the people.
+`single_judge`) give a verdict; `judge_agreement` scores it against the people. Every other solver
+judges too: the task's setup turns the sample into a two-choice question that shows both answers
+(choice A: Answer A, B: Answer B, and C: tie when gold ties are kept), and its output letter is the
+verdict.
 
 Gold ties are kept apart, never folded into B: `ties=drop` (default) leaves them out and records
 how many in the task metadata; `ties=keep` keeps them as 3-class targets, right only for a tie.
@@ -16,10 +19,14 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import Solver, prompt_template
 
-from ..scorers.judge_metrics import judge_agreement
+from ..engine.methods.d3 import Pair
+from ..engine.options import optional, text
+from ..scorers.judge_metrics import CHOICES, judge_agreement
 from ..solvers.judges import samre
-from ._data import hf_records, hf_revision, pick, read_records
+from ._bench import check_choice, data_path_option, id_field, subset_option
+from ._data import hf_records, hf_revision, read_records
 
 HF_PATH = "lmsys/mt_bench_human_judgments"
 HF_SPLIT = "human"
@@ -38,7 +45,7 @@ def local_sample(record: dict[str, Any], where: str, n: int) -> Sample:
     if label not in LABELS:
         raise ValueError(f"{where}: 'label' must be A, B or tie, got {record.get('label')!r}")
     return Sample(
-        id=record.get("row", n),
+        id=id_field(record, "row", where, n),
         input=record["question"],
         target=LABELS[label],
         metadata={
@@ -47,6 +54,22 @@ def local_sample(record: dict[str, Any], where: str, n: int) -> Sample:
             **{k: record[k] for k in PASSED_ON if k in record},
         },
     )
+
+
+def setup(ties: str) -> Solver:
+    """The two-choice question the answer-producing solvers see; the judge solvers read the question
+    (the sample input) and the two answers from the sample itself."""
+    shown = Pair("{prompt}", "{answer_a}", "{answer_b}").blocks()
+    tie = " If neither is better, choose tie." if ties == "keep" else ""
+    return prompt_template(
+        "Which of the two answers below responds better to the question? Judge the answers "
+        "themselves: neither their order nor their length is a merit." + tie + "\n\n" + shown
+    )
+
+
+def with_choices(sample: Sample, ties: str) -> Sample:
+    sample.choices = list(CHOICES if ties == "keep" else CHOICES[:2])
+    return sample
 
 
 def _turns(texts: list[str]) -> str:
@@ -100,9 +123,10 @@ def mt_bench_judge(
         seed: the shuffle seed.
         subset: keep only this many pairs.
     """
-    if ties not in TIES:
-        raise ValueError(f"invalid task option 'ties': got {ties!r}, allowed: {', '.join(TIES)}")
-    if data_path is None:
+    check_choice("ties", ties, TIES)
+    optional(text, "revision", revision, null="the Hub's current commit", kind="task")
+    chosen = subset_option(subset, shuffle, seed, {})
+    if data_path_option(data_path) is None:
         revision = revision or hf_revision(HF_PATH)
         rows = hf_records(HF_PATH, HF_SPLIT, revision=revision)
         samples = [hub_sample(row, n) for n, row in enumerate(rows, 1)]
@@ -114,8 +138,10 @@ def mt_bench_judge(
     gold_ties = sum(s.target == "tie" for s in samples)
     if ties == "drop":
         samples = [s for s in samples if s.target != "tie"]
+    samples = [with_choices(s, ties) for s in samples]
     return Task(
-        dataset=MemoryDataset(pick(samples, shuffle, seed, subset), name="mt_bench_judge"),
+        dataset=MemoryDataset(chosen.take(samples, source), name="mt_bench_judge"),
+        setup=setup(ties),
         solver=samre(),
         scorer=judge_agreement(),
         metadata={"source": source, "revision": revision, "ties": ties, "gold_ties": gold_ties},

@@ -8,7 +8,15 @@ from inspect_ai.dataset import Sample
 
 from ..scorers.debate_stats import debate_stats
 from ..scorers.squad import NO_ANSWER, squad
-from ._bench import Record, benchmark_task, hf_load, local_or, subset_option, text_field
+from ._bench import (
+    Record,
+    benchmark_task,
+    hf_load,
+    id_field,
+    local_or,
+    subset_option,
+    text_field,
+)
 
 DATASET = "rajpurkar/squad_v2"
 REVISION = "3ffb306f725f7d2ce8394bc1873b24868140c412"  # inspect_evals 0.26.0, squad.py
@@ -31,7 +39,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
         )
     unique = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
     return Sample(
-        id=record.get("id", number),
+        id=id_field(record, "id", where, number),
         input=text_field(record, "question", where),
         target=unique or NO_ANSWER,
         metadata={

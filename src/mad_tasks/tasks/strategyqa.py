@@ -11,7 +11,8 @@ from inspect_ai.solver import Solver, prompt_template
 from ..scorers.answers import final_answer
 from ..scorers.debate_stats import debate_stats
 from ..solvers.du_debate import du_debate
-from ._data import download, pick, read_records
+from ._bench import check_choice, data_path_option, id_field, subset_option
+from ._data import download, read_records
 
 # The authors' 90/10 split of the labelled set (train 2,061 / dev 229), pinned to a commit.
 SOURCE_COMMIT = "41190574949c1ab5e523a73b00c2f0bb9f78019f"
@@ -33,7 +34,7 @@ def record_to_sample(record: dict[str, Any], where: str) -> Sample:
     if not isinstance(answer, bool):
         raise ValueError(f"{where}: 'answer' must be true/false or yes/no, got {answer!r}")
     return Sample(
-        id=record.get("qid"),
+        id=id_field(record, "qid", where, None),
         input=question,
         target="yes" if answer else "no",
         metadata={
@@ -66,9 +67,9 @@ def strategyqa(
         seed: the shuffle seed.
         subset: keep only this many questions.
     """
-    if data_path is None:
-        if split not in SPLITS:
-            raise ValueError(f"invalid task option 'split': got {split!r}, allowed: {', '.join(SPLITS)}")
+    check_choice("split", split, SPLITS)
+    chosen = subset_option(subset, shuffle, seed, {})
+    if data_path_option(data_path) is None:
         path = download(SOURCE_URL.format(split=split), f"strategyqa/{SOURCE_COMMIT}/{split}.json")
         source = SOURCE_URL.format(split=split)
     else:
@@ -76,7 +77,7 @@ def strategyqa(
     records = read_records(path)
     samples = [record_to_sample(r, f"{path}: record {i + 1}") for i, r in enumerate(records)]
     return Task(
-        dataset=MemoryDataset(pick(samples, shuffle, seed, subset), name="strategyqa"),
+        dataset=MemoryDataset(chosen.take(samples, source), name="strategyqa"),
         setup=setup(),
         solver=du_debate(),
         scorer=[final_answer(), debate_stats()],

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import report
-from ..answers import AnswerFormat, FreeText
+from ..answers import DECORATION, AnswerFormat, FreeText, lines_with
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult, Tally
 from ..runtime import Msg, Runtime
@@ -47,8 +47,15 @@ NEIGHBOUR_HEADING = "--- peer ---"
 OWN_HEADING = "--- yours ---"
 MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
 
-_CONFIDENCE_LINE = re.compile(r"(?i)^[\W_]*confidence(?:\s+score)?[\W_]*?\s*[:=]\s*(.*?)\s*$")
-_CONFIDENCE_VALUE = re.compile(r"(-?\d+(?:\.\d+)?|-?\.\d+)\s*(?:(%)|/\s*(\d+(?:\.\d+)?))?")
+# a line "CONFIDENCE: ...", "**Confidence score** = ..." with its line break; linear: no part of
+# the pattern can backtrack or run past the line
+_CONFIDENCE_LINE = re.compile(
+    rf"(?im)^{DECORATION}confidence(?:[^\S\n]++score)?[^\w\n:=]*+(?:_++[^\w\n:=]*+)*+[:=]"
+    r"([^\n]*)\n?"
+)
+_CONFIDENCE_VALUE = re.compile(
+    r"(-?[0-9]++(?:\.[0-9]++)?|-?\.[0-9]++)[^\S\n]*+(?:(%)|/[^\S\n]*+([0-9]++(?:\.[0-9]++)?))?"
+)
 
 
 # -- what the agents read and write -----------------------------------------------------------------
@@ -89,24 +96,24 @@ def parse_confidence(text: str) -> float | None:
     A13: a value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1]. No
     readable value gives None (the caller uses a neutral 0.5 and records it as missing).
     """
-    for line in reversed(text.splitlines()):
-        m = _CONFIDENCE_LINE.match(line)
-        value = _CONFIDENCE_VALUE.search(m.group(1)) if m else None
-        if value is None:
-            continue
-        number, percent, denominator = value.groups()
-        x = float(number)
-        if denominator and float(denominator) > 0:
-            x /= float(denominator)
-        elif percent or 1 < x <= 100:
-            x /= 100
-        return min(max(x, 0.0), 1.0)
-    return None
+    lines = _CONFIDENCE_LINE.finditer(text, *lines_with(text, "confidence"))
+    stated = [v for m in lines if (v := _CONFIDENCE_VALUE.search(m[1]))]
+    if not stated:
+        return None
+    number, percent, denominator = stated[-1].groups()
+    x = float(number)  # float() takes any number of digits (a huge one is inf, then clamped)
+    if denominator and float(denominator) > 0:
+        x /= float(denominator)
+    elif percent or 1 < x <= 100:
+        x /= 100
+    return None if math.isnan(x) else min(max(x, 0.0), 1.0)  # NaN: a huge x over a huge y
 
 
 def without_confidence(text: str) -> str:
     """The output minus its confidence lines (A5/A7: what neighbours read and what is embedded)."""
-    return "\n".join(line for line in text.splitlines() if not _CONFIDENCE_LINE.match(line))
+    start, end = lines_with(text, "confidence")
+    kept = text[:start] + _CONFIDENCE_LINE.sub("", text[start:end]) + text[end:]
+    return "\n".join(kept.splitlines())
 
 
 # -- options and records ------------------------------------------------------------------------------
@@ -220,17 +227,22 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
 
     The text pruning left out is priced at the tokens per character of the agent's own first call
     of the round, so the figure is in the provider's tokens; a retry repeats the prompt, so it
-    carries the same extra text.
+    carries the same extra text. A call whose reply reported no usage has no figure.
     """
     calls = sorted(
-        (c for c in session.calls if c.round == d and c.agent in sizes),
+        (
+            c
+            for c in session.calls
+            if c.round == d and c.agent in sizes and c.input_tokens is not None
+        ),
         key=lambda c: (c.agent, c.attempt),
     )
     first = {c.agent: c.input_tokens for c in calls if c.attempt == 0}
     out = []
     for c in calls:
         size = sizes[c.agent]
-        left_out = (size.full_mesh_chars - size.chars) * first[c.agent] / size.chars
+        price = first.get(c.agent, c.input_tokens)
+        left_out = (size.full_mesh_chars - size.chars) * price / size.chars
         out.append(
             CallContext(
                 agent=c.agent,

@@ -1,9 +1,10 @@
 """D3 (Harrasse et al., "Debate, Deliberate, Decide"): the courtroom that MORE and SAMRE share.
 
 D3 is a pairwise judge: a question and two answers, A shown first and B second, give a verdict A, B
-or tie. Advocates argue for one answer each; a judge scores their defences on six criteria (1-20
-each, totals 6-120) and writes feedback; a jury of personas reads the anonymised transcript and
-votes, and a tied vote goes to the judge's score. `decide` holds one hearing in the dataset order
+or tie, or none at all (an abstention) when neither judge nor jury gave anything readable.
+Advocates argue for one answer each; a judge scores their defences on six criteria (1-20 each,
+totals 6-120) and writes feedback; a jury of personas reads the anonymised transcript and votes,
+and a tied vote goes to the judge's score. `decide` holds one hearing in the dataset order
 and, with `swap`, a second one with the answers reversed, and reports whether the verdict followed
 the answers. `single_judge` is the baseline: the same criteria applied to the answers in one call.
 """
@@ -17,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .. import prompts
-from ..answers import Choice
+from ..answers import Choice, without_answer_lines
 from ..protocols.d3 import (
     SIDES,
     JudgeScores,
@@ -32,7 +33,7 @@ from ..protocols.d3 import (
     split_scores,
     swap_verdict,
 )
-from ..records import AgentAnswer, DebateResult
+from ..records import AgentAnswer, DebateResult, reply_tokens
 from ..runtime import Msg
 from ..session import Problem, Session
 
@@ -65,7 +66,6 @@ FEEDBACK_WORDS = 50
 
 # Every request for a defence ends this way; the simulated model reads the side from it.
 _DEFEND = re.compile(r"defence of Answer ([AB]) in at most \d+ words")
-_TOTALS_LINE = re.compile(r"(?im)^[\W_]*answer[\W_]*?\s*[:=].*$")
 
 
 # -- what is read and written --------------------------------------------------------------------
@@ -105,19 +105,15 @@ def defended_side(prompt: str) -> str | None:
 
 @dataclass(frozen=True)
 class Pair:
-    """A question and two answers in the order shown; `hidden` names never reach judge or jury."""
+    """A question and two answers in the order shown. They are what is judged, so they are shown
+    as written; no prompt says which model wrote which answer."""
 
     question: str
     a: str
     b: str
-    hidden: tuple[str, ...] = ()
 
     def swapped(self) -> Pair:
-        return Pair(self.question, self.b, self.a, self.hidden)
-
-    def anonymised(self) -> Pair:
-        q, a, b = (anonymise(t, self.hidden) for t in (self.question, self.a, self.b))
-        return Pair(q, a, b, self.hidden)
+        return Pair(self.question, self.b, self.a)
 
     def blocks(self) -> str:
         return "\n\n".join(
@@ -291,7 +287,7 @@ class Evaluation:
         """As advocates and jurors read it: the totals line replaced, so that a juror's own
         `ANSWER:` line has no rival in its prompt."""
         scores = f"A {self.scores[0]}, B {self.scores[1]}" if self.scores else "unscored"
-        return f"{_TOTALS_LINE.sub('', self.text).strip()}\n\nScores: {scores}"
+        return f"{without_answer_lines(self.text).strip()}\n\nScores: {scores}"
 
 
 @dataclass(frozen=True)
@@ -316,7 +312,7 @@ class Hearing:
     jury: list[JurorVote]
     verdict: Verdict
     transcript: str
-    tokens: int
+    tokens: int | None  # None: some reply reported no usage
     calls: int
 
 
@@ -326,20 +322,19 @@ class Court:
     def __init__(self, session: Session, pair: Pair, order: str) -> None:
         self.session = session
         self.rt = session.runtime
-        self.pair = pair.anonymised()
+        self.pair = pair
         self.order = order
         self.prefix = "" if order == "AB" else "swapped/"
         self.defences: list[Defence] = []
         self.evaluations: list[Evaluation] = []
         self.answers: list[AgentAnswer] = []  # the judge's totals and the jurors' votes
 
-    def tokens(self) -> int:
-        return sum(c.input_tokens + c.output_tokens for c in self.session.calls)
+    def tokens(self) -> int | None:
+        return reply_tokens(self.session.calls)
 
     def hide(self, text: str) -> str:
-        """Keep model names and advocates' or jurors' agent ids out of the record."""
-        ids = [c.agent for c in self.session.calls if c.role != "judge"]
-        return anonymise(text, [*self.pair.hidden, *ids])
+        """Keep the advocates' and jurors' agent ids (which say who wrote what) out of the record."""
+        return anonymise(text, [c.agent for c in self.session.calls if c.role != "judge"])
 
     async def argue(
         self, agent: str, side: str, round: int, prompt: str, kind: str = "argument"
@@ -487,7 +482,7 @@ async def decide(
             statistics.mean(h.rounds < max_rounds for h in hearings) if max_rounds else None
         ),
         "stop_reasons": [h.stop_reason for h in hearings],
-        "tokens": sum(h.tokens for h in hearings),
+        "tokens": reply_tokens(c for court, _ in held for c in court.session.calls),
         "calls": sum(h.calls for h in hearings),
         "unscored": sum(e.scores is None for h in hearings for e in h.evaluations),
         "abstentions": sum(v.vote is None for h in hearings for v in h.jury),
@@ -523,6 +518,10 @@ def _gap(gap: float | None) -> str:
     return "none (unscored)" if gap is None else f"{gap:+g}"
 
 
+def _verdict(winner: str | None) -> str:
+    return "no verdict (abstained)" if winner is None else winner
+
+
 def evaluation_report(e: Evaluation, extra: str = "") -> str:
     scores = (
         f"A **{e.scores[0]}**, B **{e.scores[1]}** (gap {_gap(e.gap)})"
@@ -543,30 +542,31 @@ def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> 
     rows = "\n".join(
         f"| {v.juror} | {v.persona} | {v.vote or '*abstained*'} | {v.attempts} |" for v in votes
     )
-    how = (
-        f"tied vote, settled by the judge's {tiebreak} gap {_gap(verdict.judge_gap)}"
-        if verdict.tiebreak_used
-        else "majority"
-    )
+    if verdict.winner is None:
+        how = "no readable vote and no judge score"
+    elif verdict.tiebreak_used:
+        how = f"tied vote, settled by the judge's {tiebreak} gap {_gap(verdict.judge_gap)}"
+    else:
+        how = "majority"
     return (
-        f"**Jury** → **{verdict.winner}** ({how}): A {verdict.votes.get('A', 0)}, "
+        f"**Jury** → **{_verdict(verdict.winner)}** ({how}): A {verdict.votes.get('A', 0)}, "
         f"B {verdict.votes.get('B', 0)}, abstentions {verdict.abstentions}\n\n"
         f"| juror | persona | vote | attempts |\n|---|---|---|---|\n{rows}"
     )
 
 
 def verdict_report(details: dict[str, Any]) -> str:
-    lines = [f"**Verdict** → **{details['verdict']}**"]
+    lines = [f"**Verdict** → **{_verdict(details['verdict'])}**"]
     for h in details["hearings"]:
         winner = h["verdict"]["winner"]
-        order = (
-            f"answers as given: {winner}; "
-            if h["order"] == "AB"
-            else f"answers reversed: {winner} (= {flip(winner)} as given); "
-        )
+        if h["order"] == "AB":
+            order = f"answers as given: {_verdict(winner)}; "
+        else:
+            shown = _verdict(winner) if winner is None else f"{winner} (= {flip(winner)} as given)"
+            order = f"answers reversed: {shown}; "
         lines.append(
             f"- {order if len(details['hearings']) > 1 else ''}{h['rounds']} round(s), "
-            f"stop: {h['stop_reason'] or 'n/a'}, {h['tokens']} tokens, {h['calls']} calls"
+            f"stop: {h['stop_reason'] or 'n/a'}, {h['tokens'] if h['tokens'] is not None else 'unknown'} tokens, {h['calls']} calls"
         )
     if details["position_consistent"] is not None:
         lines.append(f"- position consistent: {details['position_consistent']}")

@@ -16,11 +16,12 @@ the decision protocol decides or `max_turns` runs out:
    keeps the solution it agreed with.
 3. Consensus protocols check after every message (protocols/consensus.py). Voting protocols vote after
    turn `vote_turn` and after every later turn until one candidate wins (protocols/voting.py): each
-   agent's latest solution is a candidate, every agent casts a ballot, invalid ballots are asked again
-   within `vote_retries`. Solution counting (`protocol="counting"`) counts the candidates' answers
-   instead of asking for ballots.
+   agent's latest solution is a candidate (an agent without a readable solution offers none), every
+   agent casts a ballot, invalid ballots are asked again within `vote_retries`. Solution counting
+   (`protocol="counting"`) counts the candidates' answers instead of asking for ballots.
 4. No decision by `max_turns`: voting returns the first agent's candidate (`no_decision`), consensus
-   the latest proposal's solution; `decision_success` is then False.
+   the latest proposal's solution; `decision_success` is then False. Without such a solution (no
+   agent ever had one, say) there is no answer: the debate abstains, never picks another at random.
 """
 
 from __future__ import annotations
@@ -29,6 +30,17 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
+from ..options import (
+    MAX_AGENTS,
+    MAX_POINTS,
+    MAX_TURNS,
+    MAX_VOTE_RETRIES,
+    OptionError,
+    boolean,
+    integer,
+    one_of,
+    optional,
+)
 from ..protocols import consensus, voting
 from ..protocols.voting import BallotRules, Parsed
 from ..records import AgentAnswer, DebateResult
@@ -74,57 +86,44 @@ class DecisionConfig:
     ci_context: str = "solutions"
 
     def __post_init__(self) -> None:
-        def one_of(value: Any, allowed: tuple[str, ...]) -> tuple[bool, str]:
-            return value in allowed, f"got {value!r}, allowed: {', '.join(allowed)}"
-
-        def at_least(value: int, low: int) -> tuple[bool, str]:
-            return value >= low, f"must be >= {low}, got {value}"
-
-        protocols = (
-            VOTING_PROTOCOLS if self.paradigm == "ci" else VOTING_PROTOCOLS + CONSENSUS_PROTOCOLS
-        )
-        checks = {
-            "paradigm": one_of(self.paradigm, PARADIGMS),
-            "protocol": (
-                self.protocol in protocols,
-                f"got {self.protocol!r}, allowed: {', '.join(protocols)}"
-                + (
-                    " (Collective Improvement has no turn order to agree in, so it works only "
-                    "with voting protocols)"
-                    if self.paradigm == "ci" and self.protocol in CONSENSUS_PROTOCOLS
-                    else ""
-                ),
-            ),
-            "agents": at_least(self.agents, 1),
-            "max_turns": at_least(self.max_turns, 1),
-            "vote_turn": (  # consensus protocols never vote
-                1 <= self.vote_turn <= self.max_turns or self.protocol in CONSENSUS_PROTOCOLS,
-                f"must be between 1 and max_turns ({self.max_turns}), got {self.vote_turn}",
-            ),
-            "memory_window": (
-                self.memory_window is None or self.memory_window >= 0,
-                f"must be >= 0 or None (whole history), got {self.memory_window}",
-            ),
-            "personas": one_of(self.personas, PERSONAS),
-            "style": (
-                self.style in prompts.STYLES
-                and (self.paradigm == "memory" or self.style == "simple"),
-                f"got {self.style!r}, allowed: {', '.join(prompts.STYLES)}"
-                + (
-                    " (Collective Improvement uses its own prompt)" if self.paradigm == "ci" else ""
-                ),
-            ),
-            "extraction": one_of(self.extraction, EXTRACTIONS),
-            "points": at_least(self.points, 1),
-            "max_ranks": at_least(self.max_ranks, 1),
-            "simple_parse": one_of(self.simple_parse, voting.SIMPLE_PARSES),
-            "vote_retries": at_least(self.vote_retries, 0),
-            "no_decision": one_of(self.no_decision, NO_DECISION),
-            "ci_context": one_of(self.ci_context, CI_CONTEXTS),
-        }
-        for option, (ok, allowed) in checks.items():
-            if not ok:
-                raise ValueError(f"invalid solver option '{option}': {allowed}")
+        one_of("paradigm", self.paradigm, PARADIGMS)
+        ci = self.paradigm == "ci"
+        if ci and self.protocol in CONSENSUS_PROTOCOLS:
+            raise OptionError(
+                "protocol",
+                self.protocol,
+                f"{', '.join(VOTING_PROTOCOLS)} (Collective Improvement has no turn order to "
+                "agree in, so it works only with voting protocols)",
+            )
+        one_of("protocol", self.protocol, VOTING_PROTOCOLS + (() if ci else CONSENSUS_PROTOCOLS))
+        integer("agents", self.agents, 1, MAX_AGENTS)
+        integer("max_turns", self.max_turns, 1, MAX_TURNS)
+        if self.voting:
+            try:
+                integer("vote_turn", self.vote_turn, 1, self.max_turns)
+            except OptionError as e:
+                raise e.also(" (max_turns)") from None
+        else:  # consensus protocols never vote
+            integer("vote_turn", self.vote_turn, 1, MAX_TURNS)
+        boolean("all_agents_draft", self.all_agents_draft)
+        optional(integer, "memory_window", self.memory_window, 0, MAX_TURNS, null="all turns")
+        one_of("personas", self.personas, PERSONAS)
+        if ci and self.style != "simple":
+            raise OptionError(
+                "style", self.style, "simple (Collective Improvement has its own prompt)"
+            )
+        one_of("style", self.style, prompts.STYLES)
+        one_of("extraction", self.extraction, EXTRACTIONS)
+        boolean("cot", self.cot)
+        boolean("strict", self.strict)
+        integer("points", self.points, 1, MAX_POINTS)
+        boolean("allow_fewer", self.allow_fewer)
+        integer("max_ranks", self.max_ranks, 1, MAX_AGENTS)
+        one_of("simple_parse", self.simple_parse, voting.SIMPLE_PARSES)
+        integer("vote_retries", self.vote_retries, 0, MAX_VOTE_RETRIES)
+        one_of("no_decision", self.no_decision, NO_DECISION)
+        boolean("dedupe", self.dedupe)
+        one_of("ci_context", self.ci_context, CI_CONTEXTS)
 
     @property
     def voting(self) -> bool:
@@ -175,7 +174,7 @@ class ConsensusCheck:
 @dataclass(frozen=True)
 class Candidate:
     index: int  # what ballots call it ("Solution 0", ...)
-    answer: str | None
+    answer: str
     agents: list[str]  # whose latest solution it is (several only with dedupe / counting)
 
 
@@ -427,7 +426,7 @@ class _Debate:
                     cfg.protocol, len(candidates), cfg.max_ranks, cfg.points, cfg.allow_fewer,
                     cfg.simple_parse,
                 )  # fmt: skip
-                if any(c.answer is not None for c in candidates):
+                if candidates:
                     ballots = await self.rt.gather(
                         *(self.ballot(n, turn, candidates, rules) for n in self.names)
                     )
@@ -448,14 +447,14 @@ class _Debate:
         return vote
 
     def candidates(self, answers: list[str | None]) -> list[Candidate]:
-        """One candidate per agent; with dedupe (and for counting) one per distinct answer."""
-        if not (self.cfg.dedupe or self.cfg.protocol == "counting"):
-            return [Candidate(i, a, [n]) for i, (n, a) in enumerate(zip(self.names, answers))]
+        """One candidate per agent with a solution; with dedupe (and for counting) one per distinct
+        answer. An agent without a readable solution offers no candidate: an empty one could win."""
+        merge = self.cfg.dedupe or self.cfg.protocol == "counting"
         grouped: dict[str, Candidate] = {}
         for name, answer in zip(self.names, answers):
             if answer is None:
-                continue  # an agent without a solution offers nothing to count
-            key = self.fmt.key(answer)
+                continue
+            key = self.fmt.key(answer) if merge else name
             if key not in grouped:
                 grouped[key] = Candidate(len(grouped), answer, [])
             grouped[key].agents.append(name)
@@ -464,10 +463,7 @@ class _Debate:
     async def ballot(
         self, name: str, turn: int, candidates: list[Candidate], rules: BallotRules
     ) -> Ballot:
-        listed = [
-            self.fmt.describe(c.answer) if c.answer is not None else "(no solution given)"
-            for c in candidates
-        ]
+        listed = [self.fmt.describe(c.answer) for c in candidates]
         persona = self.personas.get(name)
         messages = [Msg("system", persona.line())] if persona else []
         messages.append(Msg("user", prompts.ballot(self.question, listed, rules)))
@@ -507,7 +503,9 @@ class _Debate:
             return Outcome(None, False, None, "none")
         first = self.names[0]
         candidate = next((c for c in self.votes[-1].candidates if first in c.agents), None)
-        return Outcome(candidate.answer if candidate else None, False, None, "first_agent", first)
+        if candidate is None:  # the first agent has no solution: no answer, not someone else's
+            return Outcome(None, False, None, "first_agent")
+        return Outcome(candidate.answer, False, None, "first_agent", first)
 
     async def result(self, outcome: Outcome, embedder: Embedder) -> DebateResult:
         finals = {c.agent: c.solution for c in self.transcript}  # each agent's last solution

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # records only; decision.py imports this module
-    from .decision import Candidate, ConsensusCheck, Contribution, DecisionConfig, Outcome, Vote
+    from .decision import ConsensusCheck, Contribution, DecisionConfig, Outcome, Vote
     from .personas import Persona
 
 Describe = Callable[[str], str]
@@ -46,17 +46,17 @@ def turn_table(
 def vote_table(vote: Vote, describe: Describe) -> str:
     """The candidates with their points, the outcome, then every ballot as it was read."""
 
-    def shown(c: Candidate) -> str:
-        return describe(c.answer) if c.answer is not None else "*none*"
-
     if vote.winner is not None:
-        outcome = f"solution {vote.winner} wins: **{shown(vote.candidates[vote.winner])}**"
+        won = vote.candidates[vote.winner]
+        outcome = f"solution {vote.winner} wins: **{describe(won.answer)}**"
     elif vote.tie:
         outcome = "**tie**: no winner, the discussion goes on"
+    elif not vote.candidates:
+        outcome = "no agent has a solution: nothing to vote on, the discussion goes on"
     else:
         outcome = "no valid ballot: no winner, the discussion goes on"
     candidates = "\n".join(
-        f"| {c.index} | {shown(c)} | {', '.join(c.agents)} | {vote.tally[c.index]} |"
+        f"| {c.index} | {describe(c.answer)} | {', '.join(c.agents)} | {vote.tally[c.index]} |"
         for c in vote.candidates
     )
     text = (

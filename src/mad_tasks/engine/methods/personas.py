@@ -38,10 +38,14 @@ class Persona:
 
 def parse_persona(text: str) -> Persona | None:
     for block in _OBJECT.findall(text):
+        if "role" not in block:  # cheap: a reply may hold thousands of other objects
+            continue
         try:
             data = json.loads(block)
-        except json.JSONDecodeError:
-            # almost-JSON (a trailing comma, a stray quote): read the two fields directly
+        except (ValueError, RecursionError):
+            # almost-JSON (a trailing comma, a stray quote), or JSON no reader should take (an
+            # integer over 4,300 digits, arrays nested past the recursion limit): read the two
+            # fields directly
             data = {
                 name: m.group(1)
                 for name in ("role", "description")

@@ -7,7 +7,10 @@ One advocate per answer. For r = 1..max_rounds:
 2. the judge scores both defences on the six criteria and writes feedback, seeing its own earlier
    totals;
 3. the stop rule reads the score gaps and the tokens spent so far, measured from the replies' usage,
-   and ends the debate when it fires (protocols.d3.stop_reason).
+   and ends the debate when it fires (protocols.d3.stop_reason). Replies served from a response
+   cache count with the tokens they first cost, so a cached re-run stops where the first run did.
+   A reply without usage makes the total unknown: the budget can no longer fire, which an info
+   event says once per hearing and the record keeps (`token_budget_enforced` False).
 Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
 gap. `summarize` condenses each defence before anyone reads it, as the reference code does.
 """
@@ -24,6 +27,10 @@ from .d3 import Court, Defence, Hearing, Jury, Pair, Swap
 
 ADVOCATE_WORDS = 100
 SUMMARY_WORDS = 50
+UNENFORCED = (
+    "The token budget of {budget} cannot be enforced: by round {round} a reply reported no token "
+    "usage, so the tokens spent are unknown and the debate runs on the other stop rules."
+)
 
 
 def progress(round: int, max_rounds: int, earlier: list[tuple[int, int] | None]) -> str:
@@ -41,6 +48,8 @@ async def samre(
     jury: Jury = Jury(),
     swap: Swap = Swap(),
 ) -> DebateResult:
+    unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
+
     async def hold(court: Court) -> Hearing:
         p, rt = court.pair, court.rt
         previous: dict[str, Defence] = {}
@@ -90,11 +99,16 @@ async def samre(
                         progress(r, rule.max_rounds, earlier),
                     ),
                 )
-            reason = stop_reason([e.gap for e in court.evaluations], court.tokens(), rule)
+            tokens = court.tokens()
+            reason = stop_reason([e.gap for e in court.evaluations], tokens, rule)
+            if tokens is None and rule.token_budget is not None and court.order not in unenforced:
+                unenforced.append(court.order)
+                rt.info("token budget", UNENFORCED.format(budget=rule.token_budget, round=r))
+            spent = "unknown" if tokens is None else tokens
             rt.info(
                 f"round {r}",
                 d3.evaluation_report(
-                    evaluation, f"; {court.tokens()} tokens so far; stop: {reason or 'no, go on'}"
+                    evaluation, f"; {spent} tokens so far; stop: {reason or 'no, go on'}"
                 ),
             )
             if reason:
@@ -109,4 +123,6 @@ async def samre(
         "personas": jury.personas,
         "tiebreak": jury.tiebreak,
     }
-    return await d3.decide(session, pair, "samre", hold, swap, options)
+    result = await d3.decide(session, pair, "samre", hold, swap, options)
+    result.details["token_budget_enforced"] = None if rule.token_budget is None else not unenforced
+    return result

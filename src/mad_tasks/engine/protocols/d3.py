@@ -3,7 +3,8 @@
 Judge scores: six criteria scored 1-20 per side, totals 6-120, read from a strict last line. SAMRE's
 budgeted stopping: a window of score gaps that stays steady, a decisive gap, a token budget or the
 round limit. The jury: a majority of A/B votes, abstentions apart, a tie settled by the judge's
-score. Position swap: does the verdict follow the answers? Cohen's kappa against human labels.
+score; with no vote and no score to read, the verdict is an abstention (None), never a tie. Position
+swap: does the verdict follow the answers? Cohen's kappa against human labels.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..answers import AnswerFormat, answer_candidates
+from ..answers import AnswerFormat, answer_candidates, lines_with
 
 SIDES = ("A", "B")
 TIE = "tie"
@@ -27,10 +28,17 @@ TIEBREAKS = ("cumulative", "final")
 SWAP_RESOLUTIONS = ("tie", "gap")
 
 Scores = tuple[int, int]  # (total for A, total for B)
+MAX_PAIR_LINES = 100  # a reply with more lines holding a pair is no judge's reply
 
-_TOTALS = re.compile(r"[\(\[]?\s*(\d{1,3})\s*,\s*(\d{1,3})\s*[\)\]]?")
-_PAREN = re.compile(r"\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)")
-_CRITERION = re.compile(r"(?m)^\W*([1-6])\s*[.):]\s*\[\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\]")
+_TOTALS = re.compile(r"[(\[]?\s*+([0-9]{1,3})\s*+,\s*+([0-9]{1,3})(?![0-9])\s*+[)\]]?")
+# a line's first pair "(x, y)" or "[x, y]", and what stands before it on the line
+_PAIR_LINE = re.compile(
+    r"(?m)^(?P<label>[^\n]*?)[(\[][^\S\n]*+(?P<a>[0-9]{1,3})[^\S\n]*+,"
+    r"[^\S\n]*+(?P<b>[0-9]{1,3})[^\S\n]*+[)\]]"
+)
+_NUMBERED = re.compile(r"[^\w\n]*+([1-6])[^\S\n]*+[.):]")  # "1.", "**2)", "3:"
+_TOTAL_WORD = re.compile(r"(?i)\b(?:totals?|overall|sum|final)\b")
+_NAME = re.compile(r"[^\W\d_][^\d]{0,59}")  # "Relevance", "Clarity of the defence"
 
 
 class JudgeScores(AnswerFormat):
@@ -38,8 +46,9 @@ class JudgeScores(AnswerFormat):
     answer.
 
     The last `ANSWER:` line decides; if it holds a pair out of range the reply is unscored (an
-    earlier tuple may be an echoed example). Without a marked pair: the last `(x, y)` outside the
-    criterion lines, else the sum of six complete criterion lines. Never (0, 0).
+    earlier tuple may be an echoed example). Without a marked pair: the last pair on a totals line
+    ("Total: (90, 70)"), else the sum of the six criteria, else the last pair on any other line.
+    Never (0, 0).
     """
 
     name = "scores"
@@ -64,14 +73,11 @@ class JudgeScores(AnswerFormat):
         return self.fallback(text)
 
     def fallback(self, text: str) -> str | None:
-        outside = "\n".join(line for line in text.splitlines() if not _CRITERION.match(line))
-        found = _PAREN.findall(outside)
-        if found:
-            return self.parse(f"({found[-1][0]}, {found[-1][1]})")
-        criteria = parse_criteria(text)
-        if criteria is None:
-            return None
-        return f"{sum(a for a, _ in criteria)}, {sum(b for _, b in criteria)}"
+        lines = _read_pairs(text)
+        if lines.totals is None and lines.criteria is not None:
+            return f"{sum(a for a, _ in lines.criteria)}, {sum(b for _, b in lines.criteria)}"
+        pair = lines.totals or lines.other
+        return self.parse(f"{pair[0]}, {pair[1]}") if pair else None
 
 
 def split_scores(answer: str) -> Scores:
@@ -81,15 +87,50 @@ def split_scores(answer: str) -> Scores:
 
 
 def parse_criteria(text: str) -> list[Scores] | None:
-    """The six `n. [a, b]` criterion lines (the last line of each number wins), or None if any is
-    missing or out of range."""
-    found: dict[int, Scores] = {}
-    for m in _CRITERION.finditer(text):
-        found[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
-    pairs = [found.get(n) for n in range(1, CRITERIA + 1)]
-    if any(p is None or not all(1 <= s <= CRITERION_MAX for s in p) for p in pairs):
-        return None
-    return [p for p in pairs if p is not None]
+    """The six criteria, or None if any is missing or out of range (see `_read_pairs`)."""
+    return _read_pairs(text).criteria
+
+
+@dataclass(frozen=True)
+class _PairLines:
+    totals: Scores | None  # the last pair on a line that names totals
+    criteria: list[Scores] | None  # the six criteria, in order
+    other: Scores | None  # the last pair on any other line
+
+
+def _read_pairs(text: str) -> _PairLines:
+    """Every line's first pair, by what the line says before it.
+
+    A criterion line is numbered 1-6 ("1. [18, 15]", "2: (a, b)", "3. Depth: [a, b]"; the last line
+    of each number wins) or named, with scores up to 20 ("Relevance: (18, 15)"). Numbered lines,
+    if any, must give all six in range; else exactly six names must. A line naming a total,
+    "overall", "sum" or "final" holds totals; any other pair is neither. More than
+    MAX_PAIR_LINES such lines: nothing is read.
+    """
+    totals = other = None
+    numbered: dict[int, Scores] = {}
+    named: dict[str, Scores] = {}
+    lines = _PAIR_LINE.findall(text, *lines_with(text, ","))  # every pair holds a comma
+    if len(lines) > MAX_PAIR_LINES:
+        lines = []
+    for label, a, b in lines:
+        pair = (int(a), int(b))
+        if number := _NUMBERED.match(label):
+            numbered[int(number.group(1))] = pair
+        elif _TOTAL_WORD.search(label):
+            totals = pair
+        elif max(pair) <= CRITERION_MAX and (name := _NAME.fullmatch(label.strip(" \t*_#:-–.>"))):
+            named[name.group(0).casefold()] = pair
+        else:
+            other = pair
+    if numbered:
+        found = [numbered.get(n) for n in range(1, CRITERIA + 1)]
+    elif len(named) == CRITERIA:
+        found = list(named.values())
+    else:
+        found = []
+    criteria = [p for p in found if p is not None and all(1 <= s <= CRITERION_MAX for s in p)]
+    return _PairLines(totals, criteria if len(criteria) == CRITERIA else None, other)
 
 
 # -- SAMRE's budgeted stopping ---------------------------------------------------------------------
@@ -130,14 +171,15 @@ def converged(gaps: Sequence[int | None], rule: StopRule) -> bool:
     return max(window) - min(window) < rule.eps and not flipped
 
 
-def stop_reason(gaps: Sequence[int | None], tokens: int, rule: StopRule) -> str | None:
-    """Why the debate stops after the latest round, or None to go on."""
+def stop_reason(gaps: Sequence[int | None], tokens: int | None, rule: StopRule) -> str | None:
+    """Why the debate stops after the latest round, or None to go on; `tokens` None (unknown)
+    never exceeds a budget."""
     if converged(gaps, rule):
         return "converged"
     last = gaps[-1] if gaps else None
     if rule.decisive_gap is not None and last is not None and abs(last) >= rule.decisive_gap:
         return "decisive"
-    if rule.token_budget is not None and tokens > rule.token_budget:
+    if rule.token_budget is not None and tokens is not None and tokens > rule.token_budget:
         return "token_budget"
     if len(gaps) >= rule.max_rounds:
         return "max_rounds"
@@ -149,15 +191,18 @@ def stop_reason(gaps: Sequence[int | None], tokens: int, rule: StopRule) -> str 
 
 @dataclass(frozen=True)
 class Verdict:
-    winner: str  # "A", "B" or "tie"
+    winner: str | None  # "A", "B" or "tie"; None: abstained, nothing readable to decide on
     votes: dict[str, int]  # {"A": n, "B": m}; empty without a jury
     abstentions: int
     tiebreak_used: bool  # the judge's score decided (a tied jury, or no jury at all)
     judge_gap: float | None  # the judge's gap (A minus B) the decision read; None: never scored
 
 
-def side_of(gap: float | None) -> str:
-    if gap is None or gap == 0:
+def side_of(gap: float | None) -> str | None:
+    """The side the judge's gap favours: a zero gap is a tie, no gap (never scored) gives none."""
+    if gap is None:
+        return None
+    if gap == 0:
         return TIE
     return "A" if gap > 0 else "B"
 
@@ -179,13 +224,17 @@ def best_scores(scores: Sequence[Scores | None]) -> Scores | None:
 
 
 def jury_verdict(votes: Sequence[str | None], gap: float | None) -> Verdict:
-    """Majority of A/B votes; None abstains. A tied vote (0-0 included) goes to the judge's gap."""
+    """Majority of A/B votes; None abstains. A tied vote (0-0 included) goes to the judge's gap.
+
+    Without a judge score, jurors who split evenly are a tie; no vote at all is an abstention.
+    """
     count = {side: sum(v == side for v in votes) for side in SIDES}
     abstentions = sum(v is None for v in votes)
     if count["A"] != count["B"]:
         winner = "A" if count["A"] > count["B"] else "B"
         return Verdict(winner, count, abstentions, tiebreak_used=False, judge_gap=gap)
-    return Verdict(side_of(gap), count, abstentions, tiebreak_used=True, judge_gap=gap)
+    settled = side_of(gap) or (TIE if count["A"] + count["B"] else None)
+    return Verdict(settled, count, abstentions, tiebreak_used=True, judge_gap=gap)
 
 
 def flip(label: str) -> str:
@@ -194,17 +243,21 @@ def flip(label: str) -> str:
 
 
 def swap_verdict(
-    original: str, swapped: str, gap_sum: float | None, resolution: str
-) -> tuple[str, bool]:
+    original: str | None, swapped: str | None, gap_sum: float | None, resolution: str
+) -> tuple[str | None, bool | None]:
     """Combine the verdicts of both answer orders: (verdict, position_consistent).
 
     `swapped` is in the reversed order's labels. Consistent when the verdict followed the answers;
-    otherwise `tie` (default) or the side of the judge's gaps summed over both orders (`gap`).
+    otherwise `tie` (default) or the side of the judge's gaps summed over both orders (`gap`; a
+    tie without any judge score). An order that abstained leaves nothing to compare: the judgment
+    abstains (None) and its consistency is unknown (None).
     """
+    if original is None or swapped is None:
+        return None, None
     back = flip(swapped)
     if original == back:
         return original, True
-    return (side_of(gap_sum) if resolution == "gap" else TIE), False
+    return ((side_of(gap_sum) if resolution == "gap" else None) or TIE), False
 
 
 # -- agreement with human labels ------------------------------------------------------------------
@@ -225,7 +278,8 @@ def cohen_kappa(gold: Sequence[str], predicted: Sequence[str]) -> float:
 
 
 def anonymise(text: str, names: Sequence[str]) -> str:
-    """Replace every identifying name (a model, an agent id) with `[hidden]`, case-insensitively."""
+    """Replace every name that says who wrote what (an agent id) with `[hidden]`, as a whole word,
+    case-insensitively."""
     for name in sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "[hidden]", text, flags=re.IGNORECASE)
     return text

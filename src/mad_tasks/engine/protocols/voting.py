@@ -10,7 +10,11 @@ Four prompted ballots over candidates indexed 0..N-1 (the index the ballot promp
 Every ballot becomes a points vector over the candidates; the unique highest total wins. A tie, or no
 valid ballot at all, gives no winner (the debate then runs another turn): ties are never broken here.
 Parsers read messy text ("I vote for solution 1.", "1, because ...", JSON inside prose) and return
-None for a ballot that does not follow its rule, so the caller can re-prompt.
+None for a ballot that does not follow its rule, so the caller can re-prompt. A ranked or approval
+ballot is read as written: a numbered list one index per item ("1. Solution 2" is a vote for 2),
+else the first run of indices joined by spaces, commas, "and", "then", ">" or "Solution". Indices
+and points are ASCII digits; one out of range (however long) or a list of more than MAX_ENTRIES
+indices is an invalid ballot, never an exception. Every reader runs in linear time.
 """
 
 from __future__ import annotations
@@ -25,13 +29,23 @@ SIMPLE_PARSES = ("first_number", "all_digits")
 # simple: an index; ranked/approval: indices in order; cumulative: points per candidate
 Parsed = int | list[int]
 
-_INT = re.compile(r"-?\d+")
-_INDEX_RUN = re.compile(r"-?\d+(?:(?:\s*[,;>&/]\s*|\s+(?:and\s+|then\s+)?)-?\d+)*")
-_BRACES = re.compile(r"\{[^{}]*\}")
-_PAIR = re.compile(
-    r"""["']?\s*(?:solution\s*)?(-?\d+)\s*["']?\s*:\s*["']?\s*(-?\d+(?:\.\d+)?)\s*["']?""",
-    re.IGNORECASE,
+MAX_ENTRIES = 100  # a ranked or approval list with more entries is no ballot
+
+_INT = re.compile(r"-?[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
+# what may stand between two indices of a run: spaces, punctuation, a bullet, "and", "Solution"
+_SEP = (
+    r"(?:(?m:^)[^\S\n]*+[-•](?=[^\S\n])|[\s,;&/>*#\"'`()\[\]]|->|→"
+    r"|\.(?=[^\S\n]*+(?:\n|\Z))|\b(?:and|then|followed\s+by|solutions?|candidates?)\b)"
 )
+# at most MAX_ENTRIES indices; _MORE tells whether the run goes on beyond them
+_INDEX_RUN = re.compile(rf"-?[0-9]+(?:{_SEP}*+-?[0-9]+){{0,{MAX_ENTRIES - 1}}}", re.IGNORECASE)
+_MORE = re.compile(rf"{_SEP}*+-?[0-9]", re.IGNORECASE)
+# an item of a numbered list "1. ..." or "2) ..." and the first number it holds
+_ITEM = re.compile(r"(?m)^[^\S\n]*+[0-9]{1,3}[.)][^\S\n]++[^0-9\n]*?(-?[0-9]+)")
+_BRACES = re.compile(r"\{[^{}]*\}")
+_KEY = re.compile(r"(?:solution\s*)?([0-9]+)", re.IGNORECASE)
+_POINTS = re.compile(r"([0-9]+)(?:\.0*)?")
 
 
 @dataclass(frozen=True)
@@ -56,21 +70,17 @@ def parse_ballot(text: str, rules: BallotRules) -> Parsed | None:
     """The ballot in `text` under `rules`, or None when it is missing or breaks the rule."""
     n = rules.candidates
     if rules.protocol == "simple":
-        index = _simple_index(text, rules.simple_parse)
-        return index if index is not None and 0 <= index < n else None
+        return _simple_index(text, rules.simple_parse, n)
     if rules.protocol == "ranked":
-        ranking = _first_index_run(text)
-        ok = (
-            ranking is not None
-            and len(ranking) <= rules.max_ranks
-            and len(set(ranking)) == len(ranking)
-            and all(0 <= i < n for i in ranking)
-        )
-        return ranking if ok else None
+        written = _index_list(text)
+        if written is None or len(written) > rules.max_ranks:
+            return None
+        ranking = [_below(i, n) for i in written]
+        ok = len(set(ranking)) == len(ranking) and None not in ranking
+        return ranking if ok else None  # type: ignore[return-value]
     if rules.protocol == "approval":
-        approved = _first_index_run(text)
-        kept = list(dict.fromkeys(i for i in approved or [] if 0 <= i < n))
-        return kept or None
+        kept = list(dict.fromkeys(_below(i, n) for i in _index_list(text) or []))
+        return [i for i in kept if i is not None] or None
     if rules.protocol == "cumulative":
         return _cumulative(text, rules)
     raise ValueError(
@@ -118,18 +128,43 @@ def winner_of(totals: list[int], valid: int) -> VoteTally:
 # -- parsing helpers -------------------------------------------------------------------------------
 
 
-def _simple_index(text: str, mode: str) -> int | None:
+def _below(written: str, bound: int) -> int | None:
+    """The integer `written` ("2", "007", "-1") if it is in 0..bound-1, else None; the length is
+    checked first, so that no digit string is too long to convert."""
+    digits = written.lstrip("0") or "0"
+    if not digits.isdecimal() or len(digits) > len(str(bound)):
+        return None
+    return int(digits) if int(digits) < bound else None
+
+
+def _simple_index(text: str, mode: str, n: int) -> int | None:
     if mode == "all_digits":  # MALLM's reading: every digit in the reply, joined ("1 or 2" -> 12)
-        digits = "".join(ch for ch in text if ch.isdigit())
-        return int(digits) if digits else None
+        digits = "".join(_DIGITS.findall(text))  # ASCII only: "²" passes isdigit() but not int()
+        return _below(digits, n) if digits else None
     m = _INT.search(text)
-    return int(m.group(0)) if m else None
+    return _below(m.group(0), n) if m else None
 
 
-def _first_index_run(text: str) -> list[int] | None:
-    """The first run of integers joined by spaces, commas, '>' or 'and': "0, 2 and 1" -> [0, 2, 1]."""
-    m = _INDEX_RUN.search(text)
-    return [int(i) for i in _INT.findall(m.group(0))] if m else None
+def _index_list(text: str) -> list[str] | None:
+    """The indices as written, in order: the items of the first numbered list ("1. Solution 2"
+    gives "2"), else the first run of indices ("2, 0 and 1", "2 > 0 > 1", "Solution 2, Solution 0").
+    None when there is none, or more than MAX_ENTRIES."""
+    item = _ITEM.search(text)
+    if item is None:
+        run = _INDEX_RUN.search(text)
+        if run is None or _MORE.match(text, run.end()):
+            return None
+        return _INT.findall(run.group(0))
+    found = [item.group(1)]
+    for following in _ITEM.finditer(text, item.end()):
+        # the list goes on while only the rest of an item's line and blank lines come between
+        if text[item.end() : following.start()].partition("\n")[2].strip():
+            break
+        if len(found) == MAX_ENTRIES:
+            return None
+        found.append(following.group(1))
+        item = following
+    return found
 
 
 def _cumulative(text: str, rules: BallotRules) -> list[int] | None:
@@ -137,23 +172,23 @@ def _cumulative(text: str, rules: BallotRules) -> list[int] | None:
     if block is None:
         return None
     body = block.group(0)[1:-1]
-    pairs = _PAIR.findall(body)
-    # every entry of the object must be an index: points pair, and each index may appear once
-    if not pairs or len(pairs) != body.count(":"):
+    # every entry must be an index: points pair, each index at most once (so at most n entries)
+    if body.count(":") > rules.candidates or body.count(",") > rules.candidates:
         return None
     points = [0] * rules.candidates
     seen = set()
-    for key, value in pairs:
-        index, amount = int(key), float(value)
-        if (
-            index in seen
-            or not 0 <= index < rules.candidates
-            or amount < 0
-            or amount != int(amount)
-        ):
+    for entry in filter(str.strip, body.split(",")):
+        key, colon, value = (part.strip().strip("\"'").strip() for part in entry.partition(":"))
+        index = _KEY.fullmatch(key)
+        amount = _POINTS.fullmatch(value)  # no sign, no fraction of a point
+        if not (colon and index and amount):
             return None
-        seen.add(index)
-        points[index] = int(amount)
+        i = _below(index.group(1), rules.candidates)
+        given = _below(amount.group(1), rules.points + 1)
+        if i is None or i in seen or given is None:
+            return None
+        seen.add(i)
+        points[i] = given
     total = sum(points)
     ok = 0 < total <= rules.points if rules.allow_fewer else total == rules.points
     return points if ok else None

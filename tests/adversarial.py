@@ -1,0 +1,142 @@
+"""Every reader of model output, and adversarial replies to feed them (tests and benchmarks/readers.py).
+
+A reader is anything that parses text a model wrote: answers of every format, LaTeX helpers, ballots
+of every kind, the agreement signal, judge scores and criteria, confidences, personas. The worst
+cases are long runs of what each pattern looks for, where a backtracking regex goes quadratic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mad_tasks.engine import latex
+from mad_tasks.engine.answers import (
+    Choice,
+    FreeText,
+    Math,
+    Number,
+    YesNo,
+    answer_candidates,
+    infer_format,
+    normalise_number,
+    without_answer_lines,
+)
+from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
+from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
+from mad_tasks.engine.methods.personas import parse_persona
+from mad_tasks.engine.protocols.consensus import agrees
+from mad_tasks.engine.protocols.d3 import parse_criteria
+from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
+
+SIZE = 200_000  # characters of the longest reply
+
+
+def _ballot(protocol: str, **kw) -> Callable[[str], object]:
+    rules = BallotRules(protocol, 5, **kw)
+    return lambda text: parse_ballot(text, rules)
+
+
+def _shown(text: str) -> str:
+    return Evaluation("judge", 1, (90, 80), None, text, 1).shown()
+
+
+READERS: dict[str, Callable[[str], object]] = {
+    "answer yesno": YesNo().extract,
+    "answer choice": Choice(("London", "Paris", "Rome", "Berlin")).extract,
+    "answer number": Number().extract,
+    "answer text": FreeText().extract,
+    "answer math": Math().extract,
+    "answer math key": Math().key,
+    "answer candidates": answer_candidates,
+    "answer lines removed": without_answer_lines,
+    "normalise_number": normalise_number,
+    "infer_format": infer_format,
+    "latex last_boxed": latex.last_boxed,
+    "latex strip_math": latex.strip_math,
+    "latex normalise": latex.normalise,
+    "ballot simple": _ballot("simple"),
+    "ballot simple all_digits": _ballot("simple", simple_parse="all_digits"),
+    "ballot ranked": _ballot("ranked"),
+    "ballot cumulative": _ballot("cumulative"),
+    "ballot approval": _ballot("approval"),
+    "consensus agrees": agrees,
+    "d3 juror vote": VERDICT.extract,
+    "d3 judge scores": SCORES.extract,
+    "d3 criteria": parse_criteria,
+    "d3 evaluation shown": _shown,
+    "cortex confidence": parse_confidence,
+    "cortex without confidence": without_confidence,
+    "persona": parse_persona,
+}
+
+# what the patterns look for, as building blocks of adversarial replies
+FRAGMENTS = (
+    "\n", " ", "\t", "\r\n", "ANSWER:", "ANSWER", "answer ", "answer is ", "Final answer",
+    "the answer would be", "**", "_", "=", ":", "(1, ", "[1, ", "(18, 15)", "{", "}", '{"0": ',
+    '"1": 5, ', "1,", "1.", "1. ", ".", ",", "-", "9", "0", "12", "²", "٣", "\\boxed{", "\\boxed ",
+    "\\fbox{", "\\frac", "\\text{", "$", "Solution ", "then ", " > ", "and ", "yes", "no ", "No,",
+    "maybe ", "not sure", "CONFIDENCE:", "confidence", "Confidence score", "%", "/", '"', "'",
+    "agree", "disagree", "Total: ", "Relevance: ", "1. [18, 15]", '"role": "', "x",
+)  # fmt: skip
+
+
+def _fill(unit: str, size: int = SIZE) -> str:
+    return unit * (size // len(unit))
+
+
+# fixed worst cases: long runs of one thing, or a long run after a trigger
+WORST_CASES: dict[str, str] = {
+    "newlines": "\n" * SIZE,
+    "spaces": " " * SIZE,
+    "answer then spaces": "answer" + " " * SIZE + "x",
+    "ANSWER: then spaces": "ANSWER:" + " " * SIZE + "x" + " " * 10 + "y",
+    "answer is then newlines": "the answer is" + "\n" * SIZE,
+    "answer words": _fill("answer answer is "),
+    "ANSWER lines": _fill("ANSWER: 1\n"),
+    "decorated markers": _fill("**_ANSWER_** **"),
+    "confidence then spaces": "Confidence" + " " * SIZE + "x",
+    "confidence lines": _fill("CONFIDENCE: 0.5 / \n"),
+    "confidence colon spaces": "Confidence:" + " " * (SIZE // 2) + "1" + " " * (SIZE // 2),
+    "digits": "9" * SIZE,
+    "digits after ANSWER": "ANSWER: " + "9" * SIZE,
+    "digit commas": _fill("1,"),
+    "digit points": _fill("1."),
+    "dots": "." * SIZE,
+    "dashes": "-" * SIZE,
+    "equals": "=" * SIZE,
+    "colons": ":" * SIZE,
+    "stars": "*" * SIZE,
+    "open pairs": _fill("(1, "),
+    "open brackets": _fill("[1, "),
+    "pairs": _fill("(1,1)"),
+    "pair lines": _fill("(18, 15)\n"),
+    "criterion lines": _fill("1. [18, 15]\n"),
+    "named criterion lines": _fill("Relevance: (18, 15)\n"),
+    "totals words": _fill("total (1, "),
+    "open braces": "{" * SIZE,
+    "boxed opens": _fill("\\boxed{"),
+    "boxed then braces": "\\boxed{" + "{" * SIZE,
+    "boxed nested pairs": "\\boxed{" + _fill("{}"),
+    "boxed then spaces": "\\boxed" + " " * SIZE,
+    "frac opens": _fill("\\frac{1}{"),
+    "list items": _fill("1. 2\n"),
+    "list items without numbers": _fill("1. x\n"),
+    "index run": _fill("0 "),
+    "solution words": _fill("Solution "),
+    "then words": _fill("then "),
+    "bullets": _fill("- \n"),
+    "cumulative long value": '{"0": ' + "1" * SIZE + "}",
+    "cumulative long key": '{"' + "0" * SIZE + '": 10}',
+    "cumulative many entries": "{" + _fill('"0": 1, ') + "}",
+    "superscripts": "²" * SIZE,
+    "arabic digits": "٣" * SIZE,
+    "yes words": _fill("yes "),
+    "no commas": _fill("No, "),
+    "hedges": _fill("not sure "),
+    "agree": _fill("agree"),
+    "persona objects": _fill('{"role": "'),
+    "persona huge number": '{"role": ' + "1" * SIZE + "}",
+    "persona nested arrays": '{"role": ' + "[" * (SIZE // 2) + "]" * (SIZE // 2) + "}",
+    "letters": "x" * SIZE,
+    "spaced lines": _fill(" " * 10 + "\n"),
+}

@@ -1,0 +1,86 @@
+"""Generation settings of calls made through model roles: the eval's settings reach every role, a
+role's own settings win over them, and the solver's options win over both."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import GenerateConfig, get_model
+from testdata import STRATEGYQA
+
+from mad_tasks.engine.runtime import Call
+from mad_tasks.inspect_runtime import derive_seed
+from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.tasks.strategyqa import strategyqa
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Callable[..., EvalLog]:
+    def run_eval(task: Task, **kwargs) -> EvalLog:
+        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
+        assert log.status == "success", log.error
+        return log
+
+    return run_eval
+
+
+def sent(log: EvalLog, *fields: str) -> dict[str, set[tuple]]:
+    """Per role, the distinct values of `fields` in the config of its model calls."""
+    out: dict[str, set[tuple]] = {}
+    for sample in log.samples:
+        for e in sample.events:
+            if e.event == "model":
+                out.setdefault(e.role, set()).add(tuple(getattr(e.config, f) for f in fields))
+    return out
+
+
+def test_role_calls_get_the_eval_generation_settings(run) -> None:
+    log = run(
+        strategyqa(data_path=str(STRATEGYQA)),
+        model="madsim/x",
+        model_roles={"agent_2": "madsim/y"},
+        temperature=0.3,
+        max_tokens=77,
+        top_p=0.9,
+        limit=1,
+    )
+    assert sent(log, "temperature", "max_tokens", "top_p") == {
+        agent: {(0.3, 77, 0.9)} for agent in ("agent_1", "agent_2", "agent_3")
+    }
+
+
+def test_a_roles_own_settings_win_over_the_eval_and_solver_options_over_both(run) -> None:
+    own = get_model("madsim/y", config=GenerateConfig(temperature=0.9, top_p=0.5), memoize=False)
+    kwargs = {"model": "madsim/x", "model_roles": {"agent_2": own}, "temperature": 0.3, "limit": 1}
+    log = run(strategyqa(data_path=str(STRATEGYQA)), max_tokens=77, **kwargs)
+    assert sent(log, "temperature", "top_p", "max_tokens") == {
+        "agent_1": {(0.3, None, 77)},
+        "agent_2": {(0.9, 0.5, 77)},
+        "agent_3": {(0.3, None, 77)},
+    }
+    log = run(strategyqa(data_path=str(STRATEGYQA)), solver=du_debate(temperature=0.6), **kwargs)
+    assert sent(log, "temperature") == {a: {(0.6,)} for a in ("agent_1", "agent_2", "agent_3")}
+
+
+def test_a_role_with_its_own_seed_derives_its_calls_seeds_from_it(run) -> None:
+    own = get_model("madsim/y", config=GenerateConfig(seed=1000), memoize=False)
+    log = run(
+        strategyqa(data_path=str(STRATEGYQA)),
+        model="madsim/x",
+        model_roles={"agent_2": own},
+        seed=7,
+        limit=1,
+    )
+
+    def derived(base: int, agent: str) -> set[tuple]:
+        return {(derive_seed(base, Call(agent, agent, (), "debate", r)),) for r in (1, 2)}
+
+    assert sent(log, "seed") == {
+        "agent_1": derived(7, "agent_1"),
+        "agent_2": derived(1000, "agent_2"),
+        "agent_3": derived(7, "agent_3"),
+    }

@@ -1,0 +1,492 @@
+"""Every solver, scorer and task option is typed, ranged and capped before the first model call.
+
+Each factory is called with one bad value at a time, of every kind a user can send: a word where a
+number belongs, a float or a bool where an integer belongs (`True` is an int in Python), `maybe`
+for a bool, NaN and infinity, zero, negatives, and counts past their cap. The message must be
+exactly `invalid <kind> option '<name>': got <value>, allowed: <what is allowed>`. Every option of
+every factory has cases here: a new option without a check fails `test_every_option_is_covered`.
+"""
+
+from __future__ import annotations
+
+import inspect as pyinspect
+import math
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.solver import SolverSpec
+
+from mad_tasks.engine import options as opt
+from mad_tasks.engine.options import OptionError
+from mad_tasks.scorers._options import ScorerOptionError
+from mad_tasks.scorers.answers import final_answer
+from mad_tasks.scorers.decision_stats import decision_stats
+from mad_tasks.scorers.judges import more_judge, samre_judge
+from mad_tasks.solvers.baselines import cot, self_consistency, single
+from mad_tasks.solvers.cortex import cortex
+from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
+from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.tasks.arc_challenge import arc_challenge
+from mad_tasks.tasks.competition_math import math as math_task
+from mad_tasks.tasks.gpqa import gpqa
+from mad_tasks.tasks.gsm_ic import gsm_ic
+from mad_tasks.tasks.mmlu import mmlu
+from mad_tasks.tasks.mmlu_pro import mmlu_pro
+from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
+from mad_tasks.tasks.musr import musr
+from mad_tasks.tasks.squad_v2 import squad_v2
+from mad_tasks.tasks.strategyqa import strategyqa
+
+Cases = dict[str, list[tuple[Any, str]]]
+
+# -- bad values of each kind, with what the message must allow ---------------------------------------
+
+
+def unset(allowed: str, null: str = "unset") -> str:
+    return f"{allowed}, or null ({null})"
+
+
+def ints(low: int, high: int, allowed: str | None = None) -> list[tuple[Any, str]]:
+    allowed = allowed or f"an integer from {low} to {high}"
+    return [(v, allowed) for v in ("three", 2.5, True, low - 1, high + 1)]
+
+
+def bools() -> list[tuple[Any, str]]:
+    return [(v, "true or false") for v in ("maybe", 1, "true", None)]
+
+
+def choices(*allowed: str) -> list[tuple[Any, str]]:
+    return [(v, ", ".join(allowed)) for v in ("banana", 1, None)]
+
+
+def positive(allowed: str = "a number > 0") -> list[tuple[Any, str]]:
+    return [(v, allowed) for v in ("hot", True, 0, -1, math.nan, math.inf)]
+
+
+def optional(cases: list[tuple[Any, str]], null: str = "unset") -> list[tuple[Any, str]]:
+    return [(v, unset(allowed, null)) for v, allowed in cases if v is not None]
+
+
+FORMATS = ("choice", "yesno", "number", "text", "math")
+GENERATION: Cases = {
+    "retries": ints(0, 10),
+    "temperature": [
+        (v, unset("a number from 0 to 2")) for v in ("hot", True, -1, 2.5, math.nan, math.inf)
+    ],
+    "max_tokens": optional(ints(1, 1_000_000)),
+}
+ANSWERING: Cases = {"answer_format": choices("auto", *FORMATS), **GENERATION}
+EMBEDDER: Cases = {
+    "embedder": [
+        (v, "hashing[/DIMENSIONS from 1 to 65536], sentence-transformers[/MODEL], openai[/MODEL]")
+        for v in ("word2vec", 5, None, "hashing/abc", "hashing/0", "hashing/65537", "hashing/²")
+    ]
+}
+
+VOTING = ("simple", "ranked", "cumulative", "approval", "counting")
+CONSENSUS = ("majority", "supermajority", "unanimity")
+DISCUSSION: Cases = {
+    "agents": ints(1, 32),
+    "max_turns": ints(1, 50),
+    "vote_turn": ints(1, 5, "an integer from 1 to 5 (max_turns)"),
+    "memory_window": ints(0, 50, "an integer from 0 to 50, or full"),
+    "personas": choices("expert", "none"),
+    "style": choices("simple", "critical", "reasoning"),
+    "extraction": choices("marked", "call"),
+    "cot": bools(),
+    "strict": bools(),
+    "points": ints(1, 1000),
+    "allow_fewer": bools(),
+    "max_ranks": ints(1, 32),
+    "simple_parse": choices("first_number", "all_digits"),
+    "vote_retries": ints(0, 20),
+    "no_decision": choices("first_agent", "none"),
+    "dedupe": bools(),
+    "ci_context": choices("solutions", "messages"),
+    **EMBEDDER,
+    **ANSWERING,
+}
+# what every discussion solver takes, then what the voting ones and the memory paradigm add
+SHARED = ("agents", "max_turns", "personas", "extraction", "cot", "embedder", *ANSWERING)
+VOTES = ("vote_turn", "points", "allow_fewer", "max_ranks", "simple_parse", "vote_retries",
+         "no_decision", "dedupe")  # fmt: skip
+MEMORY = ("memory_window", "style")
+
+
+def only(table: Cases, *names: str) -> Cases:
+    return {name: table[name] for name in (*SHARED, *names)}
+
+
+RECALIBRATION = "[high, mid, low] with 1 >= high >= mid >= low >= 0, or none"
+CREDIBILITY = (
+    "{agent role or model name: [parameters, pre-training tokens]} with both counts positive "
+    "and finite, e.g. {agent_1: [7.6e9, 1.8e13]}, or null (unset)"
+)
+JURORS = "0 (the judge's score decides alone) or an odd integer from 1 to 15"
+COURT: Cases = {
+    "jurors": [(v, JURORS) for v in ("five", 2.5, True, -1, 4, 17)],
+    "personas": bools(),
+    "tiebreak": choices("cumulative", "final"),
+    "swap": bools(),
+    "swap_resolution": choices("tie", "gap"),
+    **GENERATION,
+}
+MORE: Cases = {"advocates": ints(1, 10), "aggregation": choices("synthesis", "max_score"), **COURT}
+SAMRE: Cases = {
+    "max_rounds": ints(1, 20),
+    "stopping": choices("signed", "code"),
+    "eps": optional(positive(), "the preset's value"),
+    "window": optional(ints(2, 20), "the preset's value"),
+    "min_rounds": optional(ints(1, 20), "the preset's value"),
+    "decisive_gap": optional(positive()),
+    "token_budget": [(v, unset("an integer >= 1")) for v in ("many", 2.5, True, 0)],
+    "summarize": bools(),
+    **COURT,
+}
+
+SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
+    "single": (single, ANSWERING),
+    "cot": (cot, ANSWERING),
+    "self_consistency": (
+        self_consistency,
+        {
+            "samples": ints(1, 640),
+            "match_debate": [
+                (v, unset("AGENTSxROUNDS such as 3x2, with 1 to 32 agents and 1 to 20 rounds"))
+                for v in ("3 by 2", "0x2", 2, "33x1", "1x21", "3x2x1", "9" * 5000 + "x2", "²x2")
+            ],
+            **ANSWERING,
+        },
+    ),
+    "du_debate": (
+        du_debate,
+        {"agents": ints(1, 32), "rounds": ints(1, 20), "sequential": bools(), **ANSWERING},
+    ),
+    "voting": (voting, {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY)}),
+    "consensus": (
+        consensus,
+        {"protocol": choices(*CONSENSUS), **only(DISCUSSION, "strict", *MEMORY)},
+    ),
+    "aad": (
+        aad,
+        {"protocol": choices(*VOTING, *CONSENSUS), **only(DISCUSSION, "strict", *VOTES, *MEMORY)},
+    ),
+    "collective_improvement": (
+        collective_improvement,
+        {"protocol": choices(*VOTING), **only(DISCUSSION, "ci_context", *VOTES)},
+    ),
+    "cortex": (
+        cortex,
+        {
+            "agents": ints(2, 32),
+            "max_rounds": ints(0, 20),
+            "topology": choices("mdm", "full"),
+            "credibility": [
+                (v, CREDIBILITY)
+                for v in (
+                    "abc",
+                    [1, 2],
+                    {"agent_1": [7e9]},
+                    {"agent_1": [7e9, -1]},
+                    {"agent_1": [math.inf, 1e12]},
+                    {"agent_1": [True, 1e12]},
+                    {"agent_1": "big"},
+                    {1: [7e9, 1e12]},
+                )
+            ],
+            "s_mode": choices("smoothed", "literal"),
+            "s_smoothing": positive(),
+            "participation": choices("in", "out"),
+            "recalibration": [
+                (v, RECALIBRATION)
+                for v in (
+                    "banana",
+                    5,
+                    None,
+                    [0.5, 0.6, 0.3],
+                    [0.8, 0.6],
+                    [math.nan, 0.5, 0.3],
+                    [True, 0.5, 0.3],
+                    ["high", "mid", "low"],
+                )
+            ],
+            "show_confidence": bools(),
+            "include_self": bools(),
+            "check_round0": bools(),
+            "tie_break": choices("lowest_agent_index", "none"),
+            "freeform_vote": choices("exact", "medoid"),
+            "embed_text": choices("no_confidence", "raw"),
+            **EMBEDDER,
+            **ANSWERING,
+        },
+    ),
+    "more": (more, MORE),
+    "samre": (samre, SAMRE),
+    "single_judge": (single_judge, {k: COURT[k] for k in ("swap", "swap_resolution")} | GENERATION),
+}
+
+REFERENCE: Cases = {
+    "reference": [(v, "target, or the name of a metadata field") for v in (5, "", None)]
+}
+SCORERS: dict[str, tuple[Callable[..., Any], Cases]] = {
+    "more_judge": (more_judge, {**REFERENCE, **MORE}),
+    "samre_judge": (samre_judge, {**REFERENCE, **SAMRE}),
+    "final_answer": (
+        final_answer,
+        {"answer_format": optional(choices(*FORMATS), "the task's format")},
+    ),
+    "decision_stats": (
+        decision_stats,
+        {"embedder": optional(EMBEDDER["embedder"], "the recorded figure")},
+    ),
+}
+
+NOWHERE = "nowhere.jsonl"  # a late check would fail on the missing file instead
+
+
+def subsets(presets: str) -> list[tuple[Any, str]]:
+    allowed = f"an integer >= 1, a paper's size: {presets}, or null (all)"
+    return [(v, allowed) for v in ("most", 2.5, True, 0)]
+
+
+def task_options(presets: str, **extra: list[tuple[Any, str]]) -> Cases:
+    return {
+        "data_path": [(v, unset("a non-empty string")) for v in (5, "", ["a.jsonl"])],
+        "subset": subsets(presets),
+        "shuffle": optional(bools(), "shuffle only a paper's size"),
+        "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)],
+        **extra,
+    }
+
+
+PLAIN_TASK: Cases = {
+    "data_path": [(v, unset("a non-empty string")) for v in (5, "", ["a.jsonl"])],
+    "subset": [(v, "an integer >= 1, or null (all)") for v in ("most", 2.5, True, 0)],
+    "shuffle": bools(),
+    "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)],
+}
+TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
+    "strategyqa": (strategyqa, {"split": choices("train", "dev"), **PLAIN_TASK}),
+    "mt_bench_judge": (
+        mt_bench_judge,
+        {
+            "ties": choices("drop", "keep"),
+            "revision": [
+                (v, unset("a non-empty string", "the Hub's current commit")) for v in (5, "")
+            ],
+            **PLAIN_TASK,
+        },
+    ),
+    "mmlu": (mmlu, task_options("voting (375), cortex (100)")),
+    "mmlu_pro": (mmlu_pro, task_options("voting (374), cortex (100), cortex_large (1000)")),
+    "gpqa": (
+        gpqa,
+        task_options("voting (250), cortex (100)", variant=choices("diamond", "main", "extended")),
+    ),
+    "musr": (
+        musr,
+        task_options(
+            "voting (152)",
+            domain=choices("murder_mysteries", "object_placements", "team_allocation"),
+        ),
+    ),
+    "arc_challenge": (arc_challenge, task_options("cortex (100)")),
+    "squad_v2": (squad_v2, task_options("voting (373), cortex (100)")),
+    "gsm_ic": (gsm_ic, task_options("cortex (100)", split=choices("2step", "mstep"))),
+    "math": (math_task, task_options("cortex (100), cortex_large (1000)")),
+}
+
+
+def cases(table: dict[str, tuple[Callable[..., Any], Cases]]) -> list[Any]:
+    return [
+        pytest.param(name, option, value, allowed, id=f"{name}-{option}-{opt.shown(value)[:30]}")
+        for name, (_, options) in table.items()
+        for option, bad in options.items()
+        for value, allowed in bad
+    ]
+
+
+def message(kind: str, option: str, value: Any, allowed: str) -> str:
+    return f"invalid {kind} option '{option}': got {opt.shown(value)}, allowed: {allowed}"
+
+
+@pytest.mark.parametrize(
+    "table, name",
+    [(t, n) for t in (SOLVERS, SCORERS, TASKS) for n in t],
+)
+def test_every_option_is_covered(table, name: str) -> None:
+    factory, options = table[name]
+    assert set(pyinspect.signature(factory).parameters) == set(options)
+
+
+@pytest.mark.parametrize("name, option, value, allowed", cases(SOLVERS))
+def test_a_bad_solver_option_is_refused_with_its_name_value_and_range(
+    name: str, option: str, value: Any, allowed: str
+) -> None:
+    factory, _ = SOLVERS[name]
+    with pytest.raises(OptionError) as err:
+        factory(**{option: value})
+    assert str(err.value) == message("solver", option, value, allowed)
+
+
+@pytest.mark.parametrize("name, option, value, allowed", cases(SCORERS))
+def test_a_bad_scorer_option_is_refused_with_an_error_inspect_score_shows(
+    name: str, option: str, value: Any, allowed: str
+) -> None:
+    # not a ValueError: `inspect score` reports that as "couldn't be loaded" and drops the message
+    factory, _ = SCORERS[name]
+    with pytest.raises(ScorerOptionError) as err:
+        factory(**{option: value})
+    assert str(err.value) == message("scorer", option, value, allowed)
+
+
+@pytest.mark.parametrize("name, option, value, allowed", cases(TASKS))
+def test_a_bad_task_option_is_refused_before_any_data_is_read(
+    name: str, option: str, value: Any, allowed: str
+) -> None:
+    factory, _ = TASKS[name]
+    args = {"data_path": NOWHERE, option: value}
+    with pytest.raises(OptionError) as err:
+        factory(**args)
+    assert str(err.value) == message("task", option, value, allowed)
+
+
+# -- good values pass, at the edges of each range ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: du_debate(agents=32, rounds=20, retries=10, temperature=0, max_tokens=1),
+        lambda: du_debate(agents=1, rounds=1, retries=0, temperature=2, max_tokens=1_000_000),
+        lambda: du_debate(temperature=0.7, sequential=True),
+        lambda: self_consistency(samples=640),
+        lambda: self_consistency(match_debate="32x20"),
+        lambda: self_consistency(match_debate=" 2 X 5 "),
+        lambda: voting(agents=10, max_turns=12, vote_turn=10, vote_retries=20, points=1000),
+        lambda: voting(memory_window="full", max_ranks=32),
+        lambda: voting(memory_window=None, embedder="hashing/65536"),
+        lambda: consensus(max_turns=50, memory_window=50),
+        lambda: cortex(agents=32, max_rounds=20, recalibration="none"),
+        lambda: cortex(max_rounds=0, s_smoothing=0.5, recalibration=[1, 0.5, 0]),
+        lambda: cortex(recalibration=["0.9", "0.6", "0.2"]),  # `-S recalibration=0.9,0.6,0.2`
+        lambda: cortex(credibility={"agent_1": ["7.6e9", "1.8e13"]}),  # YAML reads 7.6e9 as text
+        lambda: more(advocates=10, jurors=15),
+        lambda: more(advocates=1, jurors=0),
+        lambda: samre(max_rounds=20, window=20, min_rounds=20, eps=0.5, token_budget=1),
+        lambda: samre(max_rounds=7, stopping="code", decisive_gap=30),
+        lambda: single_judge(swap=True, retries=10),
+    ],
+)
+def test_values_at_the_edges_of_each_range_are_accepted(make) -> None:
+    make()
+
+
+def test_paper_defaults_and_ablations_fit_the_caps() -> None:
+    # Du et al.: 3 agents x 2 rounds; "Voting or Consensus?": up to 10 agents, votes after turns
+    # 1-10 with max_turns = vote_turn + 2, 10 vote retries; CortexDebate: 5 agents, D = 5;
+    # D3: k = 3 advocates, juries of 1-7, SAMRE's code R_max = 7.
+    du_debate(agents=3, rounds=2)
+    for turn in range(1, 11):
+        voting(agents=10, vote_turn=turn, max_turns=turn + 2, vote_retries=10)
+    cortex(agents=5, max_rounds=5)
+    for jurors in (1, 3, 5, 7):
+        more(advocates=3, jurors=jurors)
+    samre(max_rounds=7, stopping="code")
+
+
+# -- the checkers themselves --------------------------------------------------------------------------
+
+
+def test_a_bool_is_not_an_integer_and_an_integer_is_not_a_bool() -> None:
+    with pytest.raises(OptionError, match="got True, allowed: an integer from 1 to 3$"):
+        opt.integer("agents", True, 1, 3)
+    with pytest.raises(OptionError, match="got 1, allowed: true or false$"):
+        opt.boolean("swap", 1)
+    assert opt.integer("agents", 3, 1, 3) == 3 and opt.boolean("swap", False) is False
+
+
+def test_a_huge_integer_is_shown_without_converting_all_its_digits() -> None:
+    with pytest.raises(OptionError) as err:
+        opt.integer("rounds", 10**5000, 1, 20)
+    assert str(err.value) == (
+        "invalid solver option 'rounds': got an integer of 16610 bits, "
+        "allowed: an integer from 1 to 20"
+    )
+
+
+def test_a_long_value_is_shortened_in_the_message() -> None:
+    with pytest.raises(OptionError) as err:
+        opt.one_of("style", "x" * 10_000, ("simple",))
+    assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+def test_an_option_error_survives_pickling() -> None:
+    # Inspect may carry an error across processes; it must keep its message and fields
+    err = OptionError("agents", "three", "an integer from 1 to 32", "task")
+    copy = pickle.loads(pickle.dumps(err))
+    assert str(copy) == str(err) and copy.option == "agents" and copy.kind == "task"
+
+
+# -- end to end: a bad option stops the eval before its first model call ---------------------------
+
+
+def counting_model(calls: list[str]):
+    def reply(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
+        calls.append(input[-1].text)
+        out = ModelOutput.from_content(model="mockllm/model", content="ANSWER: yes")
+        out.usage = ModelUsage(input_tokens=20, output_tokens=5, total_tokens=25)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=reply)
+
+
+@pytest.mark.parametrize(
+    "args, message_part",
+    [
+        ({"agents": 2.5}, "'agents': got 2.5, allowed: an integer from 1 to 32"),
+        ({"temperature": "hot"}, "'temperature': got 'hot'"),
+        ({"max_tokens": 0}, "'max_tokens': got 0"),
+        ({"sequential": "maybe"}, "'sequential': got 'maybe', allowed: true or false"),
+        ({"rounds": 10000}, "'rounds': got 10000, allowed: an integer from 1 to 20"),
+    ],
+)
+def test_a_bad_option_stops_the_eval_before_any_model_call(
+    tmp_path: Path, args: dict[str, Any], message_part: str
+) -> None:
+    calls: list[str] = []
+    task = Task(dataset=MemoryDataset([Sample(input="Is water wet?", target="yes")]))
+    # as `inspect eval --solver mad_tasks/du_debate -S ...` builds the solver
+    spec = SolverSpec("mad_tasks/du_debate", args, args)
+    with pytest.raises(OptionError, match=message_part):
+        eval(
+            task,
+            solver=spec,
+            model=counting_model(calls),
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )
+    assert calls == []
+    assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").iterdir())
+
+
+def test_the_same_eval_with_good_options_does_call_the_model(tmp_path: Path) -> None:
+    # the counterpart of the test above: the mock counts real calls
+    calls: list[str] = []
+    task = Task(dataset=MemoryDataset([Sample(input="Is water wet?", target="yes")]))
+    args = {"agents": 2, "rounds": 1}
+    [log] = eval(
+        task,
+        solver=SolverSpec("mad_tasks/du_debate", args, args),
+        model=counting_model(calls),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success" and len(calls) == 2
