@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import CachePolicy, ModelOutput, ModelUsage
 from scripted import ScriptedRuntime, transcript_text
@@ -33,16 +33,6 @@ from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def stats(log: EvalLog) -> dict[str, float]:

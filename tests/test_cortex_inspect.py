@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,16 +30,6 @@ STORE_KEY = "mad_tasks:debate"
 INSPECT = Path(sys.executable).parent / "inspect"
 AGENTS = [f"agent_{i}" for i in range(1, 6)]
 FIVE_MODELS = {"agent_2": "madsim/y", "agent_3": "madsim/z", "agent_4": "madsim/w", "agent_5": "madsim/v"}  # fmt: skip
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def model_events(sample: EvalSample) -> list:

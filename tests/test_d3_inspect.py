@@ -37,16 +37,6 @@ PAIRS = MT_BENCH_PAIRS
 STORE_KEY = "mad_tasks:debate"
 
 
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
-
-
 def metrics(log: EvalLog, scorer: str) -> dict[str, float]:
     return {
         name: m.value
@@ -309,6 +299,35 @@ def test_an_unreadable_debate_judge_grades_zero_never_a_tie(run, make) -> None:
         assert graded.metadata["abstained"] is True
     m = metrics(log, name)
     assert (m["mean"], m["tie_rate"], m["abstention_rate"]) == (0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: more_judge(advocates=1, jurors=3), lambda: samre_judge(max_rounds=2)]
+)
+def test_an_empty_output_grades_zero_without_a_hearing(run, make) -> None:
+    # a court that always prefers what it sees first would call the empty Answer A a win
+    scorer = make()
+    name = registry_info(scorer).name.split("/")[-1]
+    court_prompts: list[str] = []
+
+    def reply(prompt: str) -> str:
+        if d3.prompt_kind(prompt) is None:  # the model under test: no readable answer
+            return "I am not sure."
+        court_prompts.append(prompt)
+        return court_reply(first_shown)(prompt)
+
+    task = Task(
+        dataset=MemoryDataset([Sample(id=1, input="Say hi.", target="Hello there!")]),
+        solver=single(answer_format="text", retries=0),
+        scorer=scorer,
+    )
+    log = run(task, model=mock(reply))
+    [sample] = log.samples
+    assert sample.output.completion == ""
+    graded = sample.scores[name]
+    assert (graded.value, graded.answer, graded.metadata["calls"]) == (0.0, "no output", 0)
+    assert court_prompts == []
+    assert metrics(log, name)["mean"] == 0.0
 
 
 # -- anonymisation: only where a name says who wrote what -----------------------------------------

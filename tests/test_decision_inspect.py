@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task, eval, score
+from inspect_ai import Task, score
 from inspect_ai._util.registry import registry_info, registry_lookup
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
@@ -23,16 +22,6 @@ from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"
 INSPECT = Path(sys.executable).parent / "inspect"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def scored(task_solver, limit: int = 3) -> Task:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
@@ -25,16 +25,6 @@ from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def metric(log: EvalLog, score: str, name: str = "accuracy") -> float:

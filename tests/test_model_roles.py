@@ -3,11 +3,6 @@ role's own settings win over them, and the solver's options win over both."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
-import pytest
-from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, get_model
 from testdata import STRATEGYQA
@@ -16,16 +11,6 @@ from mad_tasks.engine.runtime import Call
 from mad_tasks.inspect_runtime import derive_seed
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def sent(log: EvalLog, *fields: str) -> dict[str, set[tuple]]:

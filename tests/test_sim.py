@@ -3,11 +3,7 @@ and change with the epoch and `--seed`; a follow-up after an unreadable reply ca
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
-import pytest
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.log import EvalLog
 from testdata import STRATEGYQA
 
@@ -16,16 +12,6 @@ from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"
 COIN = {"accuracy": 0.5, "conformity": 0.3}  # every draw matters
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Callable[..., EvalLog]:
-    def run_eval(task: Task, **kwargs) -> EvalLog:
-        [log] = eval(task, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
-        assert log.status == "success", log.error
-        return log
-
-    return run_eval
 
 
 def debates(log: EvalLog) -> dict[tuple, list[tuple]]:

@@ -3,7 +3,8 @@
 Like `model_graded_qa`, but the grade comes from a debate: the output of the model under test is
 Answer A, the sample's reference (its target, or a metadata field) is Answer B, and the verdict is
 win (1), tie (0.5) or loss (0), so the mean is a win rate. A court that gives nothing readable
-abstains: 0, counted by `abstention_rate`, never a tie. The judge's calls run on the roles
+abstains: 0, counted by `abstention_rate`, never a tie. An empty output is no answer: it scores 0
+without a hearing (a court could otherwise prefer nothing to a poor reference). The judge's calls run on the roles
 `advocate`, `judge` and `juror`; the jurors' and the judge's reasoning is the explanation, and the
 verdict, costs and the whole record go into the score metadata. Works after the fact too:
 
@@ -36,6 +37,7 @@ OUTCOMES = {
     "B": ("loss", 0.0),
     None: ("abstained", 0.0),  # nothing readable: no credit, and not a tie
 }
+NO_OUTPUT = "no output"
 METRICS = [
     mean(),
     stderr(),
@@ -70,6 +72,13 @@ def graded(
     reference: str, judge: Judge, retries: int, temperature: float | None, max_tokens: int | None
 ) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
+        if not state.output.completion.strip():
+            return Score(
+                value=0.0,
+                answer=NO_OUTPUT,
+                explanation="The model under test gave no answer, so there was nothing to judge.",
+                metadata={"outcome": NO_OUTPUT, "calls": 0, "tokens": 0},
+            )
         # shown as written: no prompt names the model under test
         reference_answer = reference_of(state, target, reference)
         pair = Pair(state.input_text, state.output.completion, reference_answer)
