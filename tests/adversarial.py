@@ -128,6 +128,8 @@ WORST_CASES: dict[str, str] = {
     "cumulative long value": '{"0": ' + "1" * SIZE + "}",
     "cumulative long key": '{"' + "0" * SIZE + '": 10}',
     "cumulative many entries": "{" + _fill('"0": 1, ') + "}",
+    "cumulative empty entries": "{" + "," * SIZE + "}",
+    "cumulative quotes and spaces": '{"' + _fill(" '\"") + "0: 1}",
     "superscripts": "²" * SIZE,
     "arabic digits": "٣" * SIZE,
     "yes words": _fill("yes "),

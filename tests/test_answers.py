@@ -15,7 +15,9 @@ from mad_tasks.engine.answers import (
     YesNo,
     format_from_instruction,
     infer_format,
+    lines_with,
     make_format,
+    normalise_number,
     without_answer_lines,
 )
 
@@ -364,3 +366,121 @@ def test_a_box_nested_deeper_than_the_cap_is_unreadable() -> None:
 def test_without_answer_lines_empties_every_marker_line() -> None:
     text = "Scores below.\nFinal answer: (60, 61)\n**ANSWER:** (95, 87)\nThe answer is fine."
     assert without_answer_lines(text) == "Scores below.\n\n\nThe answer is fine."
+
+
+# -- decided by mutation testing (issue 21) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("intro\nthe answer here\nmiddle\nANSWER: 4\ntail\nend", (6, 39)),  # first to last line
+        ("intro\nANSWER: 4", (6, 15)),  # the last line has no line break: to the end
+        ("one\ntwo\nANSWER: 4", (8, 17)),  # from the line break just before the word
+        ("\nanswer", (1, 7)),
+        ("answer\n\n\n", (0, 7)),  # up to the first line break after the word
+        ("no marker here\nat all", (0, 0)),
+        ("İ\nanswer\nmore", (0, 13)),  # "İ" grows in lower case: the whole text
+    ],
+)
+def test_lines_with_spans_the_whole_lines_holding_the_word(text: str, expected) -> None:
+    assert lines_with(text, "answer") == expected
+
+
+def test_the_last_readable_boxed_result_wins() -> None:
+    assert Number().extract("\\boxed{3}, then \\boxed{4}, then \\boxed{x}") == "4"
+
+
+def test_the_last_readable_answer_is_phrase_wins() -> None:
+    text = "At first the answer is 3.\nThen the answer is 4.\nNow the answer is unclear."
+    assert Number().extract(text) == "4"
+
+
+def test_an_answer_is_phrase_alone_on_its_line_takes_the_next_line() -> None:
+    assert Number().extract("Having checked it, the answer is:\n\n42") == "42"
+
+
+@pytest.mark.parametrize("text", ["ANSWER:", "Working.\n**Final answer:**  \n\n  "])
+def test_a_marker_with_nothing_after_it_is_no_answer(text: str) -> None:
+    assert FreeText().extract(text) is None
+    assert Number().extract(text) is None
+
+
+def test_a_trailing_capital_x_is_part_of_the_answer() -> None:
+    assert FreeText().extract("ANSWER: Malcolm X") == "Malcolm X"
+    assert Choice(("Malcolm X", "Martin Luther King")).extract("ANSWER: Malcolm X.") == "A"
+
+
+def test_a_reply_that_is_only_an_option_is_its_answer() -> None:
+    assert CAPITALS.extract("B") == "B"
+    assert CAPITALS.extract("Paris.") == "B"
+    assert CAPITALS.extract("B" * (MAX_ANSWER_CHARS + 1)) is None  # too long to be an answer
+
+
+def test_math_without_a_box_or_answer_line_is_never_guessed() -> None:
+    assert Math().extract("The result is 5.") is None
+    assert Math().extract("") is None
+    assert Math().extract(f"\\boxed{{{'x' * MAX_ANSWER_CHARS}x}}") is None  # a box over the cap
+
+
+def test_the_choice_found_in_a_prompt_has_its_letters_as_options() -> None:
+    assert format_from_instruction(CAPITALS.instruction()) == Choice(("A", "B", "C"))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Step 1: 6 x 7.\nStep 2: check.\n42", "42"),  # the last of several lines
+        ("Step 1: 6 x 7.\n42\n\n", "42"),  # blank lines after it
+        ("Step 1: 6 x 7.\n42.", "42"),  # a full stop ends it
+        ("Step 1: 6 x 7.\n$42", "42"),  # a currency sign is no part of it
+        ("Step 1: half.\n.5", "0.5"),
+        ("Step 1: 6 x 7.\n42X", None),
+        ("Step 1: 6 x 7.\n-", None),
+        ("Step 1: 6 x 7.\n1.2.3", None),
+    ],
+)
+def test_the_bare_number_fallback_reads_only_the_last_line(text: str, expected) -> None:
+    assert Number().extract(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ANSWER: -$5", "-5"),  # a currency sign between the sign and the digits
+        ("ANSWER: $3$ + $4$", None),  # an expression in math delimiters is still an expression
+    ],
+)
+def test_dollar_signs_are_dropped_before_a_number_is_read(text: str, expected) -> None:
+    assert Number().extract(text) == expected
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("42.", "42"),
+        (" -7 ", "-7"),
+        ("-0.0", "0"),
+        ("0.0000001", "0.0000001"),  # plain digits, never an exponent
+        ("-" + "9" * 100, "-" + "9" * 100),  # the sign, a point and commas are no digits
+        ("9" * 99 + ".9", "9" * 99 + ".9"),
+        ("1" + ",000" * 33, "1" + "000" * 33),
+        ("", None),
+        ("-", None),
+        (".", None),
+        ("42X", None),
+        ("9" * 101, None),
+        ("-" + "9" * 101, None),
+        ("9" * 100 + ".9", None),
+        ("1" + ",000" * 34, None),
+    ],
+)
+def test_normalise_number_spellings(raw: str, expected) -> None:
+    assert normalise_number(raw) == expected
+
+
+def test_long_decimals_keep_every_digit() -> None:
+    # Decimal rounds to 28 digits by default: these two answers would both read 0.12...5679
+    longer, shorter = "0.1234567890123456789012345678901", "0.12345678901234567890123456789"
+    assert normalise_number(longer) == longer
+    assert normalise_number(shorter) == shorter

@@ -160,6 +160,30 @@ def test_equal_weights_keep_every_edge_despite_rounding() -> None:
     assert rules.prune(zeros) == rules.full_mesh(3)
 
 
+def head_pair(a: float, b: float) -> rules.Matrix:
+    """Three agents; tail 2 reads heads 0 and 1 with weights a and b."""
+    return [[math.nan, 1.0, a], [1.0, math.nan, b], [1.0, 1.0, math.nan]]
+
+
+def test_equal_weights_keep_every_edge_at_a_large_scale() -> None:
+    # the rounding allowance grows with the mean: two weights one rounding step apart stay equal
+    a, b = 12345.678 * (0.1 + 0.2), 12345.678 * 0.3
+    assert a != b
+    assert rules.heads(rules.prune(head_pair(a, b)), 2) == [0, 1]
+    assert rules.heads(rules.prune(head_pair(b, a)), 2) == [0, 1]
+
+
+def test_a_weight_below_the_mean_by_more_than_rounding_is_pruned() -> None:
+    # 1.5e-12 below the mean: beyond the relative 1e-12 allowance
+    assert rules.heads(rules.prune(head_pair(0.5, 0.5 - 3e-12)), 2) == [0]
+
+
+def test_a_weight_exactly_at_the_rounding_allowance_is_kept() -> None:
+    b = 1.0 - 1e-12  # the mean is exactly 1.0, so b is exactly the mean minus the allowance
+    assert rules.tail_means(head_pair(2.0 - b, b))[2] == 1.0
+    assert rules.heads(rules.prune(head_pair(2.0 - b, b)), 2) == [0, 1]
+
+
 def test_identical_outputs_give_zero_weight_and_are_pruned() -> None:
     I = [[0.0, 0.0, 0.5], [0.0, 0.0, 0.5], [0.5, 0.5, 0.0]]  # agents 0 and 1 said the same
     W = rules.edge_weights([1.0] * 3, [0.6, 0.6, 0.6], I, [1.0] * 3)

@@ -163,6 +163,28 @@ def test_criterion_scores_at_the_bounds_are_read_and_beyond_them_refused() -> No
     assert parse_criteria(CRITERIA_LINES.replace("1. [16, 11]", "1. [15, 21]")) is None
 
 
+def test_a_named_criterion_may_score_the_maximum() -> None:
+    named = [("Relevance", 20, 15), *NAMED[1:]]
+    reply = "\n".join(f"{name}: ({a}, {b})" for name, a, b in named)
+    assert parse_criteria(reply) == [(a, b) for _, a, b in named]
+    assert SCORES.extract(reply) == "104, 79"
+    # a pair above 20 is no criterion: five names are not six
+    assert parse_criteria(reply.replace("(20, 15)", "(21, 15)")) is None
+
+
+def test_named_criteria_may_carry_markdown_and_bullets() -> None:
+    marks = ["**{}**: ", "- {}: ", "### {} ", "> *{}* - ", "__{}__:", "{} – "]
+    reply = "\n".join(f"{mark.format(name)}({a}, {b})" for mark, (name, a, b) in zip(marks, NAMED))
+    assert parse_criteria(reply) == [(a, b) for _, a, b in NAMED]
+    assert SCORES.extract(reply) == "102, 79"
+
+
+def test_numbered_criteria_are_read_in_number_order() -> None:
+    reply = "\n".join(reversed(CRITERIA_LINES.splitlines()))
+    assert parse_criteria(reply) == [(15 + i % 2, 10 + i % 3) for i in range(1, 7)]
+    assert parse_criteria(reply.replace("3. [16, 10]\n", "")) is None  # number 3 is missing
+
+
 # -- 2./3. SAMRE's stop rule -----------------------------------------------------------------------
 
 
@@ -207,6 +229,17 @@ def test_eps_is_strict_and_the_window_is_the_latest_rounds() -> None:
     assert converged([10, 14], SIGNED)
     assert converged([50, 10, 14], SIGNED)
     assert not converged([10, 14], StopRule(window=3, min_rounds=2))
+
+
+def test_eps_is_strict_under_the_code_preset_too() -> None:
+    assert not converged([10, 15, 10], CODE)  # the absolute gaps span exactly eps
+    assert converged([10, 14, 10], CODE)
+
+
+def test_a_one_point_lead_that_changes_sides_is_a_sign_flip() -> None:
+    assert not converged([1, -1], SIGNED)
+    assert not converged([-1, 1], SIGNED)
+    assert converged([1, 1], SIGNED)
 
 
 def test_min_rounds_delays_convergence() -> None:
@@ -257,6 +290,10 @@ def test_convergence_is_reported_before_the_budget() -> None:
     assert stop_reason([10, 10], 10_000, StopRule(token_budget=1)) == "converged"
 
 
+def test_before_any_round_nothing_stops() -> None:
+    assert stop_reason([], None, StopRule(decisive_gap=30, token_budget=100)) is None
+
+
 # -- 4. the jury and its tie-breaks ----------------------------------------------------------------
 
 
@@ -269,6 +306,12 @@ def test_jury_three_two_is_a_majority() -> None:
 def test_two_two_with_an_abstention_goes_to_the_judge() -> None:
     verdict = jury_verdict(["B", "A", None, "B", "A"], gap=judge_gap([(80, 70), (70, 75)]))
     assert verdict == Verdict("A", {"A": 2, "B": 2}, 1, tiebreak_used=True, judge_gap=5)
+
+
+def test_a_jury_majority_for_b_wins_over_the_judge() -> None:
+    assert jury_verdict(["B", "A", "B", None], gap=40) == Verdict(
+        "B", {"A": 1, "B": 2}, 1, tiebreak_used=False, judge_gap=40
+    )
 
 
 def test_an_abstention_is_never_a_vote_for_b() -> None:
@@ -303,7 +346,15 @@ def test_cumulative_and_final_tie_breaks_differ() -> None:
     assert judge_gap([None, None]) is None
 
 
-@pytest.mark.parametrize("gap, side", [(3, "A"), (-0.5, "B"), (0, "tie"), (None, None)])
+def test_the_final_tie_break_reads_the_last_of_several_scored_rounds() -> None:
+    scores = [(90, 70), None, (70, 75), (80, 60), None]
+    assert judge_gap(scores, "final") == 20
+    assert judge_gap(scores) == judge_gap(scores, "cumulative") == 35  # the default sums
+
+
+@pytest.mark.parametrize(
+    "gap, side", [(3, "A"), (1, "A"), (0.5, "A"), (-0.5, "B"), (-1, "B"), (0, "tie"), (None, None)]
+)
 def test_side_of(gap, side: str | None) -> None:
     assert side_of(gap) == side
 
@@ -371,6 +422,19 @@ def test_anonymise_hides_names_whole_and_case_insensitively() -> None:
     text = "GPT-4 says; gpt-4-turbo agrees; advocate_a_1 wrote it; a gpt-4ish word stays."
     hidden = anonymise(text, ["gpt-4", "gpt-4-turbo", "advocate_a_1", "x"])
     assert hidden == "[hidden] says; [hidden] agrees; [hidden] wrote it; a gpt-4ish word stays."
+
+
+def test_anonymise_hides_the_longer_of_two_overlapping_names_whole() -> None:
+    # "judge" sorts after "a-judge", yet the longer name goes first, so it is hidden whole
+    assert (
+        anonymise("a-judge and judge agree", ["judge", "a-judge"]) == "[hidden] and [hidden] agree"
+    )
+
+
+def test_anonymise_hides_a_two_character_name_but_no_single_letter() -> None:
+    assert anonymise("A2 wrote it and a b saw it", ["A2", "a", "b "]) == (
+        "[hidden] wrote it and a b saw it"
+    )
 
 
 # -- 9. Theorem 2/3 is not universal (seeded simulation) -------------------------------------------

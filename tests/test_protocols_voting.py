@@ -49,6 +49,19 @@ def test_simple_ballot_both_parses_of_two_numbers() -> None:
     assert parse_ballot("Solution 2", BallotRules("simple", 3, simple_parse="all_digits")) == 2
 
 
+def test_all_digits_joins_every_digit_of_the_reply() -> None:
+    rules = BallotRules("simple", 13, simple_parse="all_digits")
+    assert parse_ballot("1 or 2", rules) == 12
+    assert parse_ballot("Solution 1, no, 3", rules) is None  # 13 of 13 candidates
+
+
+def test_an_index_may_have_leading_zeros() -> None:
+    assert parse_ballot("Solution 02", SIMPLE) == 2
+    assert parse_ballot("02, 00", RANKED) == [2, 0]
+    assert parse_ballot('{"01": 010}', CUMULATIVE) == [0, 10, 0]
+    assert parse_ballot("03", SIMPLE) is None
+
+
 def test_simple_tally_golden() -> None:
     assert tally([0, 0, 1], SIMPLE) == VoteTally([2, 1, 0], winner=0, tie=False, valid=3)
     assert tally([0, 1, 2], SIMPLE) == VoteTally([1, 1, 1], winner=None, tie=True, valid=3)
@@ -212,6 +225,14 @@ def test_approval_ballot_reads_a_numbered_list() -> None:
     assert parse_ballot("1. Solution 0\n2. Solution 2", APPROVAL) == [0, 2]
 
 
+def test_a_numbered_list_ends_at_the_first_line_of_other_text() -> None:
+    reply = "1. Solution 2\n2. Solution 0\n\nWhy:\n1. Solution 2 cites sources"
+    assert parse_ballot(reply, RANKED) == [2, 0]
+    assert parse_ballot("1. Solution 1\nand then\n2. Solution 2", APPROVAL) == [1]
+    # blank lines and the rest of an item's line do not end it
+    assert parse_ballot("1. Solution 1, clear\n\n2. Solution 2", APPROVAL) == [1, 2]
+
+
 def test_approval_index_equal_to_n_is_dropped() -> None:
     assert parse_ballot("0 and 3", APPROVAL) == [0]  # 3 candidates: indices 0..2
     assert tally([parse_ballot("0 and 3", APPROVAL)], APPROVAL).totals == [1, 0, 0]
@@ -229,6 +250,42 @@ def test_cumulative_ballot_with_a_non_index_key_is_invalid() -> None:
 def test_cumulative_ballot_with_explicit_zeros_is_valid() -> None:
     assert parse_ballot('{"0": 10, "1": 0}', CUMULATIVE) == [10, 0, 0]
     assert parse_ballot('{"0": 10, "1": 0, "2": 0}', CUMULATIVE) == [10, 0, 0]
+
+
+def test_cumulative_ballot_naming_a_solution_twice_is_invalid_even_within_the_budget() -> None:
+    # the second entry alone spends the 10 points: still the same solution twice
+    assert parse_ballot('{"0": 5, "0": 10}', CUMULATIVE) is None
+    assert parse_ballot('{"0": 5, "Solution 0": 5}', CUMULATIVE) is None
+
+
+def test_cumulative_ballot_skips_empty_entries() -> None:
+    # a trailing comma, or two in a row, leave no entry behind: however many there are
+    assert parse_ballot('{"0": 4, "1": 6,}', CUMULATIVE) == [4, 6, 0]
+    assert parse_ballot('{"0": 4,, "1": 6,,}', CUMULATIVE) == [4, 6, 0]
+    assert parse_ballot('{"0": 10, , , , }', CUMULATIVE) == [10, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "text, points",
+    [
+        ("{ '0' : 3 , 'solution 2' : 7.00 }", [3, 0, 7]),
+        ('{\n  "0": 3,\n  "2": 7\n}', [3, 0, 7]),
+        ('{" 1 ": 10}', [0, 10, 0]),
+        ('{"X1": 10}', None),  # a key is an index, or "Solution" and an index
+        ('{"1X": 10}', None),
+        ('{"Solution: 1": 10}', None),
+        ('{"0": 10: 0}', None),  # one colon an entry
+        ('{"0" 10}', None),
+        ('{"0": 10 points}', None),
+    ],
+)
+def test_cumulative_entry_forms(text: str, points: list[int] | None) -> None:
+    assert parse_ballot(text, CUMULATIVE) == points
+
+
+def test_cumulative_ballot_of_a_single_point_when_fewer_are_allowed() -> None:
+    rules = BallotRules("cumulative", 3, points=25, allow_fewer=True)
+    assert parse_ballot('{"2": 1}', rules) == [0, 0, 1]
 
 
 # -- absurd numbers are invalid ballots, never exceptions -------------------------------------------

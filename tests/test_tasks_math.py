@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 
@@ -11,8 +12,9 @@ from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
+from mad_tasks.engine import latex
 from mad_tasks.engine.answers import Math
-from mad_tasks.engine.latex import equivalent, last_boxed, normalise
+from mad_tasks.engine.latex import equivalent, last_boxed, normalise, strip_math
 from mad_tasks.engine.protocols import majority_vote
 from mad_tasks.tasks import _bench
 from mad_tasks.tasks.competition_math import PRESETS as MATH_PRESETS
@@ -92,6 +94,108 @@ def test_normal_form_golden_values() -> None:
     assert normalise(r"$\boxed{\dfrac{6}{8}}$") == r"\frac{3}{4}"
     assert normalise("-0.25") == r"-\frac{1}{4}"
     assert normalise(r"\left[ 2, \infty \right)") == r"[2,\infty)"
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (r"\$5", "5"),  # a dollar amount: the currency sign goes, no stray backslash stays
+        (r"$\$18.90$", r"\frac{189}{10}"),
+        ("50%", "50"),
+        (r"90^{\circ}", "90"),
+        ("90°", "90"),
+        (r"\\dfrac{1}{2}", r"\frac{1}{2}"),  # a doubled backslash, as in escaped text
+        ("(1,\n2)", "(1,2)"),
+        (r"\(x^2\)", "x^2"),
+        (r"\[x^2\]", "x^2"),
+        (r"$\boxed{X}$.", "X"),
+    ],
+)
+def test_signs_units_and_delimiters_are_dropped(answer: str, expected: str) -> None:
+    assert normalise(answer) == expected
+
+
+def test_a_dollar_amount_matches_its_number() -> None:
+    # MATH references write money as "\$32"; the plain number is the same answer
+    assert equivalent(r"\$32", "32")
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (r".5\sqrt{2}", r"0.5\sqrt{2}"),
+        ("(1, .5)", "(1,0.5)"),
+        (r"\sqrt{.5}", r"\sqrt{0.5}"),
+    ],
+)
+def test_a_leading_dot_gets_its_zero_outside_plain_numbers(answer: str, expected: str) -> None:
+    assert normalise(answer) == expected
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("x = 5", "5"),
+        ("AB = 5", "5"),  # two characters are still a name
+        ("x_1 = 5", "x_1=5"),  # three are not: kept as written
+        ("x = y = 5", "x=y=5"),  # two equals signs: a chain, kept as written
+    ],
+)
+def test_only_a_short_name_before_one_equals_sign_is_dropped(answer: str, expected: str) -> None:
+    assert normalise(answer) == expected
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (r"\frac1{72}", r"\frac{1}{72}"),
+        (r"\frac1{\pi}", r"\frac{1}{\pi}"),
+        (r"\frac{\pi}4", r"\frac{\pi}{4}"),
+    ],
+)
+def test_braces_are_restored_around_a_one_digit_fraction_part(answer: str, expected: str) -> None:
+    assert normalise(answer) == expected
+
+
+def test_a_whole_fraction_is_an_integer_and_a_zero_denominator_is_kept_as_written() -> None:
+    assert normalise(r"\frac{6}{1}") == "6"
+    assert normalise(r"\frac{-6}{3}") == "-2"
+    assert normalise("1/0") == "1/0"
+    assert normalise(r"\frac{3}{0}") == r"\frac{3}{0}"
+
+
+def test_a_number_is_read_as_a_value_up_to_max_digits() -> None:
+    at_cap = "0" * (latex.MAX_DIGITS - 1) + "7"
+    assert normalise(at_cap) == "7"
+    assert normalise("0" + at_cap) == "0" + at_cap  # one digit more: compared as written
+
+
+def test_an_unreadable_box_normalises_to_nothing() -> None:
+    assert normalise(r"\boxed{\frac{1}{2}") == ""
+    assert strip_math(r"$\boxed{\frac{1}{2}$") == ""
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (r"$\boxed 7$.", "7"),  # the token without the closing dollar and period
+        (r"\boxed X.", "X"),
+        (r"the answer is \boxed", None),  # a box with nothing after it
+        (r"\boxed7", None),  # no space: a different command name, not a box
+        (r"\fboxsep 2pt", None),
+    ],
+)
+def test_a_box_without_braces_holds_the_next_token(text: str, expected: str | None) -> None:
+    assert last_boxed(text) == expected
+
+
+def test_a_brace_group_pattern_admits_exactly_its_depth() -> None:
+    # the box pattern is built once, at import; this decides the builder for any depth
+    for depth in (1, 2, 3):
+        pattern = re.compile(latex._balanced(depth))
+        assert pattern.fullmatch("{" * depth + "x" + "}" * depth)
+        assert not pattern.fullmatch("{" * (depth + 1) + "x" + "}" * (depth + 1))
+    assert re.fullmatch(latex._balanced(2), "{a{b}c{d}e}")  # groups side by side
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,15 @@ import re
 import string
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from . import latex
 
 FORMATS = ("choice", "yesno", "number", "text", "math")
 MAX_DIGITS = latex.MAX_DIGITS  # a longer number is no answer (int() refuses over 4,300 digits)
 MAX_ANSWER_CHARS = 1000  # a longer statement is no final answer (and costs every check its length)
+# Decimal's default context rounds to 28 digits: two different long answers would read alike
+_EXACT = Context(prec=MAX_DIGITS)
 
 # decoration within a line: any run of non-word characters and underscores ("**", "__", "> ")
 DECORATION = r"[^\w\n]*+(?:_++[^\w\n]*+)*+"
@@ -87,21 +89,24 @@ def lines_with(text: str, word: str) -> tuple[int, int]:
     first, last = lowered.find(word), lowered.rfind(word)
     if first < 0:
         return 0, 0
-    end = text.find("\n", last)
-    return text.rfind("\n", 0, first) + 1, len(text) if end < 0 else end + 1
+    end = text.find("\n", last) + 1  # 0: the last line has no line break
+    return text[:first].rfind("\n") + 1, end or len(text)
 
 
 def _candidates(text: str) -> tuple[list[str], bool]:
     """The candidates, best first, and whether the reply has an ANSWER line."""
+    # every marker and phrase holds "answer", so the lines with that word hold every match: the
+    # span saves time, and searching the whole text instead would find the same
     span = lines_with(text, "answer")
     last = None
-    for last in _MARKER.finditer(text, *span):
+    for last in _MARKER.finditer(text, *span):  # pragma: no mutate (equivalent: see above)
         pass
     if last is not None:
         found = [_stated(text, last)]
     else:
         found = [m.group(1) for m in _BOXED.finditer(text)][::-1]
-        found += [_stated(text, m) for m in _PHRASE.finditer(text, *span)][::-1]
+        phrases = _PHRASE.finditer(text, *span)  # pragma: no mutate (equivalent: see above)
+        found += [_stated(text, m) for m in phrases][::-1]
     cleaned = (_short(f) for f in found)
     return [c for c in cleaned if c and not _NOT_KNOWING.fullmatch(_norm_text(c))], last is not None
 
@@ -167,7 +172,7 @@ class YesNo(AnswerFormat):
     # another word ("No idea", "No answer", "Yes and no") or a slash ("yes/no")
     _WORD = re.compile(r"(?i)\W*+(yes|no|true|false)[^\S\n]*+(?:$|[.,;:!)(*_\"'\-–—])")
 
-    def instruction(self) -> str:
+    def instruction(self) -> str:  # pragma: no mutate block (wording)
         return 'End your reply with a last line of the form "ANSWER: yes" or "ANSWER: no".'
 
     def parse(self, candidate: str) -> str | None:
@@ -200,7 +205,7 @@ class Choice(AnswerFormat):
     def parse(self, candidate: str) -> str | None:
         c = candidate.strip().rstrip(".")
         # "B", "(B)", "B." alone, or a letter that opens an option: "B) ...", "(B) ...", "B. ..."
-        m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(r"\(?([A-Z])[).:\]]\s", c + " ")
+        m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(r"\(?([A-Z])[).:\]]\s", c)
         if m and m.group(1).upper() in self.letters:
             return m.group(1).upper()
         said = _norm_text(c)
@@ -220,7 +225,7 @@ class Choice(AnswerFormat):
 class Number(AnswerFormat):
     name = "number"
 
-    def instruction(self) -> str:
+    def instruction(self) -> str:  # pragma: no mutate block (wording)
         return (
             'End your reply with a last line of the form "ANSWER: N", where N is a number '
             "(digits only, no units)."
@@ -234,21 +239,21 @@ class Number(AnswerFormat):
         m = _NUMBER.search(text)
         if m is None:
             return None
-        raw = m.group(0).rstrip(".,")  # a full stop or a comma after the number ends it
+        # a full stop or a comma after the number ends it
+        raw = m.group(0).rstrip(".,")  # pragma: no mutate (equivalent: _NUMBER takes no other char)
         if _JOINED.match(text, m.start() + len(raw)):
             return None
         return normalise_number(raw)
 
     def fallback(self, text: str) -> str | None:
         # only a reply whose last line is a bare number; "step 2 ... I can't decide" is no answer
-        last = text.rstrip().rpartition("\n")[2].strip().replace("$", "").rstrip(".")
-        return normalise_number(last) if _NUMBER.fullmatch(last) else None
+        return normalise_number(text.rstrip().rpartition("\n")[2].replace("$", ""))
 
 
 class FreeText(AnswerFormat):
     name = "text"
 
-    def instruction(self) -> str:
+    def instruction(self) -> str:  # pragma: no mutate block (wording)
         return (
             'End your reply with a last line of the form "ANSWER: <your answer>", giving only '
             "the answer itself."
@@ -267,7 +272,7 @@ class Math(AnswerFormat):
 
     name = "math"
 
-    def instruction(self) -> str:
+    def instruction(self) -> str:  # pragma: no mutate block (wording)
         return (
             'End your reply with a last line of the form "ANSWER: <result>", where <result> is '
             "only the final result, a number or a LaTeX expression in simplest form."
@@ -290,7 +295,10 @@ def normalise_number(raw: str) -> str | None:
     one decimal point and commas only between groups of three ("2,5" is ambiguous), at most
     MAX_DIGITS digits in all."""
     s = raw.strip().rstrip(".")
-    if len(s) > 2 * MAX_DIGITS or not _WELL_FORMED.fullmatch(s):
+    # a quick refusal of a long line; the digit count below refuses all it does
+    if len(s) > 2 * MAX_DIGITS:  # pragma: no mutate (equivalent: see the comment above)
+        return None
+    if not _WELL_FORMED.fullmatch(s):
         return None
     digits = len(s) - s.count(",") - s.count(".") - s.startswith("-")
     if not 0 < digits <= MAX_DIGITS:
@@ -298,7 +306,8 @@ def normalise_number(raw: str) -> str | None:
     value = Decimal(s.replace(",", ""))
     if value == value.to_integral_value():
         return str(int(value))
-    return format(value.normalize(), "f")
+    value = value.normalize(_EXACT)  # without trailing zeros, every digit kept
+    return format(value, "f")  # pragma: no mutate (equivalent: "F" differs only for inf and NaN)
 
 
 def _norm_text(s: str) -> str:

@@ -56,11 +56,12 @@ def last_boxed(text: str) -> str | None:
 
 
 def strip_math(answer: str) -> str:
-    """The answer without what surrounds it in prose: box, dollar signs, \\( \\), a final period."""
+    """The answer without what surrounds it in prose: box, dollar signs (math delimiters and the
+    currency sign \\$), \\( \\), a final period."""
     s = answer.strip()
     if _BOX.search(s):
         s = last_boxed(s) or ""
-    for delimiter in ("$", "\\(", "\\)", "\\[", "\\]"):
+    for delimiter in ("\\$", "$", "\\(", "\\)", "\\[", "\\]"):
         s = s.replace(delimiter, "")
     return s.strip().rstrip(".").strip()
 
@@ -74,16 +75,17 @@ def normalise(answer: str) -> str:
     s = s.replace("\\left", "").replace("\\right", "")
     for degree in ("^{\\circ}", "^\\circ", "°"):
         s = s.replace(degree, "")
-    s = s.replace("\\$", "").replace("\\%", "").replace("%", "")
+    s = s.replace("\\%", "").replace("%", "")
     s = s.split("\\text{ ")[0]  # units: "5\text{ cm}" -> "5"
     s = _TEXT.sub(r"\1", s)
     if s.startswith("."):
         s = "0" + s
     s = s.replace(" .", " 0.").replace("{.", "{0.")
     s = s.replace(" ", "")
-    lhs, eq, rhs = s.partition("=")
-    if eq and "=" not in rhs and len(lhs) <= 2:
-        s = rhs  # "x = 5" -> "5", "k=2" -> "2"
+    if s.count("=") == 1:
+        lhs, rhs = s.split("=")
+        if len(lhs) <= 2:
+            s = rhs  # "x = 5" -> "5", "k=2" -> "2"
     s = re.sub(r"\\sqrt(\w)", r"\\sqrt{\1}", s)
     s = _fix_fracs(s)
     if _THOUSANDS.fullmatch(s):
@@ -115,8 +117,11 @@ def _rational(s: str) -> str | None:
         num, den = (m["num"], m["den"]) if m["num"] is not None else (m["a"], m["b"])
         if int(den) == 0:
             return None
-        value = Fraction(int(num), int(den)) * (-1 if m["sign"] else 1)
+        value = Fraction(int(num), int(den))
+        if m["sign"]:
+            value = -value
     if value.denominator == 1:
         return str(value.numerator)
-    sign = "-" if value < 0 else ""
-    return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
+    magnitude = abs(value)
+    sign = "" if magnitude == value else "-"
+    return f"{sign}\\frac{{{magnitude.numerator}}}{{{magnitude.denominator}}}"

@@ -28,9 +28,7 @@ def recalibrate(h: float, bands: Sequence[float] = RECALIBRATION) -> float:
     high, mid, low = bands
     if h >= high:
         return high
-    if h >= mid:
-        return mid
-    return max(h, low)
+    return min(max(h, low), mid)
 
 
 def chinchilla_loss(params: float, tokens: float) -> float:
@@ -152,9 +150,9 @@ def final_vote(
 
 
 def medoid(similarity: Matrix) -> int:
-    """The item with the highest mean similarity to the others; the lowest index wins a tie (A11)."""
+    """The item with the highest mean similarity to the others; the lowest index wins a tie (A11).
+
+    Every item has n-1 others, so the highest sum is the highest mean."""
     n = len(similarity)
-    if n == 1:
-        return 0
-    means = [sum(similarity[i][k] for k in range(n) if k != i) / (n - 1) for i in range(n)]
-    return means.index(max(means))
+    sums = [sum(similarity[i][k] for k in range(n) if k != i) for i in range(n)]
+    return sums.index(max(sums))

@@ -39,6 +39,7 @@ _PAIR_LINE = re.compile(
 _NUMBERED = re.compile(r"[^\w\n]*+([1-6])[^\S\n]*+[.):]")  # "1.", "**2)", "3:"
 _TOTAL_WORD = re.compile(r"(?i)\b(?:totals?|overall|sum|final)\b")
 _NAME = re.compile(r"[^\W\d_][^\d]{0,59}")  # "Relevance", "Clarity of the defence"
+_LABEL_MARKS = " \t*_#:-–.>"  # what may stand around a criterion's name: markdown, bullets, ":"
 
 
 class JudgeScores(AnswerFormat):
@@ -55,7 +56,7 @@ class JudgeScores(AnswerFormat):
 
     def instruction(self) -> str:
         return (
-            'End your reply with a last line of the form "ANSWER: (x, y)", where x and y are the '
+            'End your reply with a last line of the form "ANSWER: (x, y)", where x and y are the '  # pragma: no mutate (wording)
             f"totals of the six scores of A and of B (each between {TOTAL_MIN} and {TOTAL_MAX})."
         )
 
@@ -110,7 +111,10 @@ def _read_pairs(text: str) -> _PairLines:
     totals = other = None
     numbered: dict[int, Scores] = {}
     named: dict[str, Scores] = {}
-    lines = _PAIR_LINE.findall(text, *lines_with(text, ","))  # every pair holds a comma
+    # every pair holds a comma: only those lines need a scan (a speed-up: the whole text holds
+    # the same pairs, so dropping the span is an equivalent mutant)
+    span = lines_with(text, ",")
+    lines = _PAIR_LINE.findall(text, *span)  # pragma: no mutate (equivalent: a speed-up)
     if len(lines) > MAX_PAIR_LINES:
         lines = []
     for label, a, b in lines:
@@ -119,17 +123,17 @@ def _read_pairs(text: str) -> _PairLines:
             numbered[int(number.group(1))] = pair
         elif _TOTAL_WORD.search(label):
             totals = pair
-        elif max(pair) <= CRITERION_MAX and (name := _NAME.fullmatch(label.strip(" \t*_#:-–.>"))):
+        elif max(pair) <= CRITERION_MAX and (name := _NAME.fullmatch(label.strip(_LABEL_MARKS))):
             named[name.group(0).casefold()] = pair
         else:
             other = pair
-    if numbered:
-        found = [numbered.get(n) for n in range(1, CRITERIA + 1)]
+    if numbered:  # numbers 1-6 only (_NUMBERED): one missing leaves fewer than six
+        found = [pair for _, pair in sorted(numbered.items())]
     elif len(named) == CRITERIA:
         found = list(named.values())
     else:
         found = []
-    criteria = [p for p in found if p is not None and all(1 <= s <= CRITERION_MAX for s in p)]
+    criteria = [p for p in found if all(1 <= s <= CRITERION_MAX for s in p)]
     return _PairLines(totals, criteria if len(criteria) == CRITERIA else None, other)
 
 
@@ -202,9 +206,11 @@ def side_of(gap: float | None) -> str | None:
     """The side the judge's gap favours: a zero gap is a tie, no gap (never scored) gives none."""
     if gap is None:
         return None
-    if gap == 0:
-        return TIE
-    return "A" if gap > 0 else "B"
+    if gap > 0:
+        return "A"
+    if gap < 0:
+        return "B"
+    return TIE
 
 
 def judge_gap(scores: Sequence[Scores | None], tiebreak: str = "cumulative") -> float | None:
@@ -212,9 +218,10 @@ def judge_gap(scores: Sequence[Scores | None], tiebreak: str = "cumulative") -> 
     scored = [s for s in scores if s is not None]
     if not scored:
         return None
-    if tiebreak == "final":
-        return scored[-1][0] - scored[-1][1]
-    return sum(a - b for a, b in scored)
+    if tiebreak == "cumulative":
+        return sum(a - b for a, b in scored)
+    a, b = scored[-1]  # "final"
+    return a - b
 
 
 def best_scores(scores: Sequence[Scores | None]) -> Scores | None:
@@ -231,7 +238,7 @@ def jury_verdict(votes: Sequence[str | None], gap: float | None) -> Verdict:
     count = {side: sum(v == side for v in votes) for side in SIDES}
     abstentions = sum(v is None for v in votes)
     if count["A"] != count["B"]:
-        winner = "A" if count["A"] > count["B"] else "B"
+        winner = side_of(count["A"] - count["B"])
         return Verdict(winner, count, abstentions, tiebreak_used=False, judge_gap=gap)
     settled = side_of(gap) or (TIE if count["A"] + count["B"] else None)
     return Verdict(settled, count, abstentions, tiebreak_used=True, judge_gap=gap)
@@ -264,16 +271,16 @@ def swap_verdict(
 
 
 def cohen_kappa(gold: Sequence[str], predicted: Sequence[str]) -> float:
-    """(p_o - p_e) / (1 - p_e) over the labels either side used; 0 when chance agreement is
-    certain (both always used one and the same label)."""
+    """(p_o - p_e) / (1 - p_e); 0 when chance agreement is certain (both always used one and the
+    same label)."""
     if len(gold) != len(predicted):
         raise ValueError("cohen_kappa needs two label sequences of the same length")
     n = len(gold)
     if n == 0:
         return math.nan
     p_o = sum(g == p for g, p in zip(gold, predicted)) / n
-    labels = set(gold) | set(predicted)
-    p_e = sum((list(gold).count(c) / n) * (list(predicted).count(c) / n) for c in labels)
+    # chance agreement: a label only one side used adds nothing, so the gold labels suffice
+    p_e = sum((list(gold).count(c) / n) * (list(predicted).count(c) / n) for c in set(gold))
     return 0.0 if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 

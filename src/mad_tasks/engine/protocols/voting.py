@@ -44,8 +44,11 @@ _MORE = re.compile(rf"{_SEP}*+-?[0-9]", re.IGNORECASE)
 # an item of a numbered list "1. ..." or "2) ..." and the first number it holds
 _ITEM = re.compile(r"(?m)^[^\S\n]*+[0-9]{1,3}[.)][^\S\n]++[^0-9\n]*?(-?[0-9]+)")
 _BRACES = re.compile(r"\{[^{}]*\}")
-_KEY = re.compile(r"(?:solution\s*)?([0-9]+)", re.IGNORECASE)
-_POINTS = re.compile(r"([0-9]+)(?:\.0*)?")
+# a cumulative ballot's entry: "0": 5, 'Solution 2': 5.0, 1: 3 (no sign, no fraction of a point)
+_ENTRY = re.compile(
+    r"""[\s"']*+(?:solution\s*+)?([0-9]+)[\s"']*+:[\s"']*+([0-9]+)(?:\.0*+)?[\s"']*+""",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,10 @@ def tally(ballots: Sequence[Parsed | None], rules: BallotRules) -> VoteTally:
 
 
 def winner_of(totals: list[int], valid: int) -> VoteTally:
-    top = max(totals, default=0)
-    leaders = [i for i, t in enumerate(totals) if t == top]
-    if top <= 0:
+    if not any(totals):  # no points at all (or no candidates): nobody leads
         return VoteTally(totals, winner=None, tie=False, valid=valid)
+    top = max(totals)
+    leaders = [i for i, t in enumerate(totals) if t == top]
     return VoteTally(
         totals, winner=leaders[0] if len(leaders) == 1 else None, tie=len(leaders) > 1, valid=valid
     )
@@ -131,7 +134,8 @@ def winner_of(totals: list[int], valid: int) -> VoteTally:
 def _below(written: str, bound: int) -> int | None:
     """The integer `written` ("2", "007", "-1") if it is in 0..bound-1, else None; the length is
     checked first, so that no digit string is too long to convert."""
-    digits = written.lstrip("0") or "0"
+    # leading zeros do not count ("007" is 7); "written" is digits, with at most a sign
+    digits = written.lstrip("0") or "0"  # pragma: no mutate (equivalent: "XX0XX" strips the same)
     if not digits.isdecimal() or len(digits) > len(str(bound)):
         return None
     return int(digits) if int(digits) < bound else None
@@ -171,20 +175,17 @@ def _cumulative(text: str, rules: BallotRules) -> list[int] | None:
     block = _BRACES.search(text)
     if block is None:
         return None
-    body = block.group(0)[1:-1]
-    # every entry must be an index: points pair, each index at most once (so at most n entries)
-    if body.count(":") > rules.candidates or body.count(",") > rules.candidates:
-        return None
     points = [0] * rules.candidates
     seen = set()
-    for entry in filter(str.strip, body.split(",")):
-        key, colon, value = (part.strip().strip("\"'").strip() for part in entry.partition(":"))
-        index = _KEY.fullmatch(key)
-        amount = _POINTS.fullmatch(value)  # no sign, no fraction of a point
-        if not (colon and index and amount):
+    # every entry must be an index: points pair, each index at most once; an empty entry (a
+    # trailing comma) is no entry
+    for entry in filter(str.strip, block.group(0)[1:-1].split(",")):
+        pair = _ENTRY.fullmatch(entry)
+        if pair is None:
             return None
-        i = _below(index.group(1), rules.candidates)
-        given = _below(amount.group(1), rules.points + 1)
+        i = _below(pair.group(1), rules.candidates)
+        # the bound only guards the conversion: more than `points` fails the total check below
+        given = _below(pair.group(2), rules.points + 1)  # pragma: no mutate (equivalent: see above)
         if i is None or i in seen or given is None:
             return None
         seen.add(i)
