@@ -52,21 +52,31 @@ def main() -> None:
     critical = a.rounds * a.latency
     serial = a.agents * a.rounds * a.latency
     sample_times(a, False, limit=1)  # warm-up: the first eval in a process pays for imports
-    print(f"du_debate, {a.agents} agents x {a.rounds} rounds, {a.latency}s per call, {a.samples} samples")
+    print(
+        f"du_debate, {a.agents} agents x {a.rounds} rounds, {a.latency}s per call, {a.samples} samples"
+    )
     print(f"critical path (rounds x latency): {critical:.2f}s; every call in turn: {serial:.2f}s\n")
-    print("| samples in flight | mode | mean s/sample | max s/sample | mean / critical path | mean / every call in turn |")
+    print(
+        "| samples in flight | mode | mean s/sample | max s/sample | mean / critical path | mean / every call in turn |"
+    )
     print("|---|---|---|---|---|---|")
     runs = [
         ("1", "simultaneous (default)", False, {"max_samples": 1}),
         ("1", "sequential=True", True, {"max_samples": 1}),
         (f"{a.samples}, default connections", "simultaneous (default)", False, {}),
-        (f"{a.samples}, --max-connections {a.agents * a.samples}", "simultaneous (default)", False,
-         {"max_connections": a.agents * a.samples}),
+        (
+            f"{a.samples}, --max-connections {a.agents * a.samples}",
+            "simultaneous (default)",
+            False,
+            {"max_connections": a.agents * a.samples},
+        ),
     ]
     for in_flight, mode, sequential, eval_args in runs:
         times = sample_times(a, sequential, **eval_args)
         mean = statistics.mean(times)
-        print(f"| {in_flight} | {mode} | {mean:.2f} | {max(times):.2f} | {mean / critical:.2f} | {mean / serial:.2f} |")
+        print(
+            f"| {in_flight} | {mode} | {mean:.2f} | {max(times):.2f} | {mean / critical:.2f} | {mean / serial:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# Set up (if needed) and run the whole test suite, offline; extra arguments go to pytest.
+# Set up (if needed), lint and type-check, then run the whole test suite, offline; extra arguments
+# go to pytest. The rules and the checker's settings are in pyproject.toml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+paths=(src tests benchmarks scripts)
+.venv/bin/ruff check --quiet "${paths[@]}" \
+  || { echo "scripts/test.sh: ruff check failed (see above; many fix with: .venv/bin/ruff check --fix)" >&2; exit 1; }
+.venv/bin/ruff format --check --quiet "${paths[@]}" \
+  || { echo "scripts/test.sh: ruff format --check failed (fix with: .venv/bin/ruff format ${paths[*]})" >&2; exit 1; }
+.venv/bin/mypy \
+  || { echo "scripts/test.sh: mypy over src/ failed (see above)" >&2; exit 1; }
 exec .venv/bin/python -m pytest "$@"

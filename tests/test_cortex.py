@@ -512,7 +512,10 @@ async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None
         for d in (1, 2, 3):
             assert last_user(rt_full.first_call(agent, d)).count("--- peer ---") == 3
     assert all(len(h) == 3 for g in full.details["graphs"] for h in g["heads"].values())
-    by_call = lambda r: {(c.agent, c.round, c.attempt): c.input_tokens for c in r.calls}
+
+    def by_call(r):
+        return {(c.agent, c.round, c.attempt): c.input_tokens for c in r.calls}
+
     mdm_calls, full_calls = by_call(mdm), by_call(full)
     assert mdm_calls.keys() == full_calls.keys()
     assert all(full_calls[k] >= mdm_calls[k] for k in mdm_calls)

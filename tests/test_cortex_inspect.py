@@ -88,7 +88,7 @@ def test_five_roles_on_five_models_debate_and_are_logged(run) -> None:
         expected = ["round 0"] + [
             x for d in range(1, rounds + 1) for x in (f"graph {d}", f"round {d}")
         ]
-        assert infos == expected + ["vote"]
+        assert infos == [*expected, "vote"]
         graph = next(e.data for e in sample.events if e.event == "info" and e.source == "graph 1")
         assert "| head → tail |" in graph and "| agent | reads |" in graph
         rounds_of_calls = sorted(enclosing_round(sample, e) for e in model_events(sample))

@@ -524,7 +524,7 @@ def test_the_pair_names_no_model_and_keeps_its_text() -> None:
 
 def test_a_sample_without_two_answers_is_an_error_naming_them() -> None:
     state = TaskState(model="madsim/x", sample_id=5, epoch=1, input="Q?", messages=[], metadata={})
-    with pytest.raises(ValueError, match="sample 5.*'answer_a' and 'answer_b'"):
+    with pytest.raises(ValueError, match=r"sample 5.*'answer_a' and 'answer_b'"):
         pair_of(state)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pytest
@@ -275,7 +275,7 @@ async def test_cumulative_sum_of_nine_is_asked_again() -> None:
     third = vote["ballots"][2]
     assert third["retries"] == 1 and third["parsed"] == [0, 5, 5]
     assert third["raw"] == ['{"1": 4, "2": 5}', 'Fine: {"1": 5, "2": 5}']
-    retry = [c for c in by_purpose(rt, "vote") if c.agent == "agent_3" and c.attempt == 1][0]
+    retry = next(c for c in by_purpose(rt, "vote") if c.agent == "agent_3" and c.attempt == 1)
     assert last_user(retry) == prompts.ballot_reminder(BallotRules("cumulative", 3))
     assert (vote["tally"], vote["winner"], vote["invalid"], vote["retries"]) == (
         [15, 10, 5],
@@ -505,13 +505,13 @@ async def test_personas_are_made_in_sequence_each_seeing_the_earlier_ones() -> N
         "role": "Historian", "description": "dates and events", "generated": True,
     }  # fmt: skip
     # the persona frames its agent and names it to the others
-    a2 = [c for c in by_purpose(rt, "discussion", 1) if c.agent == "agent_2"][0]
+    a2 = next(c for c in by_purpose(rt, "discussion", 1) if c.agent == "agent_2")
     assert "Your role: Chemist (reactions)" in a2.messages[0].content
     assert "Historian: <agent_1 t1>" in last_user(a2)
     assert [t["persona"] for t in result.details["transcript"][:3]] == [
         "Historian", "Chemist", "Expert 3",
     ]  # fmt: skip
-    ballot = [c for c in by_purpose(rt, "vote") if c.agent == "agent_1"][0]
+    ballot = next(c for c in by_purpose(rt, "vote") if c.agent == "agent_1")
     assert ballot.messages[0].content == "Your role: Historian (dates and events)"
 
 
@@ -542,7 +542,7 @@ async def test_memory_window_hides_turns_older_than_two() -> None:
         seen = transcript_text(call)
         assert not any(f"<{a} t1>" in seen for a in AGENTS)
         assert all(f"<{a} t{t}>" in seen for a in AGENTS for t in (2, 3) if a != call.agent)
-    agent_3 = [c for c in by_purpose(rt, "discussion", 4) if c.agent == "agent_3"][0]
+    agent_3 = next(c for c in by_purpose(rt, "discussion", 4) if c.agent == "agent_3")
     assert "<agent_1 t4>" in transcript_text(agent_3) and "<agent_2 t4>" in transcript_text(agent_3)
 
     rt, _ = await debate(script, protocol="simple", memory_window=None)
@@ -552,7 +552,7 @@ async def test_memory_window_hides_turns_older_than_two() -> None:
 
 async def test_memory_prompt_shows_own_messages_as_replies_and_others_by_name() -> None:
     rt, _ = await debate(Script(tagged, ballots(3, "0", "0", "0")), protocol="simple")
-    call = [c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_2"][0]
+    call = next(c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_2")
     roles = [m.role for m in call.messages]
     assert roles == ["system", "user", "assistant", "user"]
     assert call.messages[2].content.startswith("[DISAGREE] <agent_2 t1>")
@@ -573,7 +573,7 @@ async def test_aad_drafts_alone_in_turn_one_then_discusses_the_last_draft() -> N
         assert prompts.AGREE_REQUEST not in text
     assert rt.gathered[0] == 3  # the drafts are written at once
     a3_draft = "ABC"[(3 + 1) % 3]
-    first = [c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_1"][0]
+    first = next(c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_1")
     assert f"{prompts.CURRENT} {a3_draft})" in transcript_text(first)
     assert all(f"<{a} t1>" in transcript_text(first) for a in AGENTS)  # and all drafts
     assert [t["kind"] for t in result.details["transcript"][:3]] == ["draft"] * 3
@@ -619,7 +619,7 @@ async def test_collective_improvement_shows_only_the_previous_turn() -> None:
 async def test_collective_improvement_can_show_full_messages() -> None:
     script = Script(tagged, ballots(3, "0", "0", "1"))
     rt, result = await debate(script, protocol="simple", paradigm="ci", ci_context="messages")
-    call = [c for c in by_purpose(rt, "discussion", 3) if c.agent == "agent_1"][0]
+    call = next(c for c in by_purpose(rt, "discussion", 3) if c.agent == "agent_1")
     text = transcript_text(call)
     assert all(f"<{a} t2>" in text for a in AGENTS)
     assert not any(f"<{a} t1>" in text for a in AGENTS)
@@ -627,7 +627,7 @@ async def test_collective_improvement_can_show_full_messages() -> None:
 
 
 def test_collective_improvement_refuses_consensus() -> None:
-    with pytest.raises(ValueError, match="'protocol'.*voting protocols"):
+    with pytest.raises(ValueError, match=r"'protocol'.*voting protocols"):
         DecisionConfig(protocol="majority", paradigm="ci")
 
 
@@ -684,7 +684,11 @@ class FixedEmbedder:
     """Fixed vectors per answer, so the cosine is known exactly."""
 
     name = "fixed"
-    vectors = {"A) alpha": [1.0, 0.0], "B) beta": [0.0, 1.0], "C) gamma": [0.6, 0.8]}
+    vectors: ClassVar[dict[str, list[float]]] = {
+        "A) alpha": [1.0, 0.0],
+        "B) beta": [0.0, 1.0],
+        "C) gamma": [0.6, 0.8],
+    }
 
     async def embed(self, texts: list[str]) -> np.ndarray:
         return np.array([self.vectors[t] for t in texts])

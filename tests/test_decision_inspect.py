@@ -252,7 +252,9 @@ def inspect_eval(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
         "-T", f"data_path={STRATEGYQA_DEV}", "--limit", "2",
         "--log-dir", str(tmp_path / "logs"), "--display", "none", *args,
     ]  # fmt: skip
-    return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def test_cli_voting_by_short_name_with_options(tmp_path: Path) -> None:

@@ -18,7 +18,9 @@ async def test_hashing_embedder_is_offline_deterministic_and_normalised() -> Non
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
     assert a[0] @ a[1] == pytest.approx(1.0)  # case and punctuation do not matter
     assert a[0] @ a[2] < 0.5
-    assert np.array_equal(a, await e.embed(["The capital is Paris.", "the capital is paris", "Bananas are yellow."]))
+    assert np.array_equal(
+        a, await e.embed(["The capital is Paris.", "the capital is paris", "Bananas are yellow."])
+    )
 
 
 def test_make_embedder_names() -> None:

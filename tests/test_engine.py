@@ -92,11 +92,13 @@ async def test_unparseable_reply_is_retried_then_abstains() -> None:
     assert [c.attempt for c in rt.calls] == [0, 1, 2]
     first, second, third = rt.calls
     reminder = prompts.reminder(YesNo())
-    assert second.messages == first.messages + (
+    assert second.messages == (
+        *first.messages,
         Msg("assistant", "Thinking, attempt 0, no commitment."),
         Msg("user", reminder),
     )
-    assert third.messages == second.messages + (
+    assert third.messages == (
+        *second.messages,
         Msg("assistant", "Thinking, attempt 1, no commitment."),
         Msg("user", reminder),
     )
@@ -313,7 +315,9 @@ async def test_debate_record_golden_values() -> None:
     # round 1: one message (10 tokens); round 2: question, own reply, update (30 tokens)
     spent = {"calls": 2, "input_tokens": 40, "output_tokens": 10}
     none = {"calls_without_usage": 0, "cached_calls": 0, "cached_input_tokens": 0}
-    assert result.tokens_by_role() == {a: {**spent, **none, "cached_output_tokens": 0} for a in AGENTS}
+    assert result.tokens_by_role() == {
+        a: {**spent, **none, "cached_output_tokens": 0} for a in AGENTS
+    }
     assert [a.answer for a in result.answers_in_round(2)] == ["no", "no", "yes"]
     assert result.options == {"agents": 3, "rounds": 2, "sequential": False}
 

@@ -406,9 +406,9 @@ def test_paper_defaults_and_ablations_fit_the_caps() -> None:
 
 
 def test_a_bool_is_not_an_integer_and_an_integer_is_not_a_bool() -> None:
-    with pytest.raises(OptionError, match="got True, allowed: an integer from 1 to 3$"):
+    with pytest.raises(OptionError, match=r"got True, allowed: an integer from 1 to 3$"):
         opt.integer("agents", True, 1, 3)
-    with pytest.raises(OptionError, match="got 1, allowed: true or false$"):
+    with pytest.raises(OptionError, match=r"got 1, allowed: true or false$"):
         opt.boolean("swap", 1)
     assert opt.integer("agents", 3, 1, 3) == 3 and opt.boolean("swap", False) is False
 

@@ -98,7 +98,7 @@ def test_json_array_file_loads(tmp_path: Path) -> None:
 
 
 def test_missing_data_path_is_an_error() -> None:
-    with pytest.raises(FileNotFoundError, match="no_such_file.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"no_such_file\.jsonl"):
         strategyqa(data_path="no_such_file.jsonl")
 
 

@@ -207,7 +207,7 @@ def test_bad_record_names_the_file_the_record_and_the_field(
 
 @pytest.mark.parametrize("name", list(TASKS))
 def test_missing_file_is_named(name: str) -> None:
-    with pytest.raises(FileNotFoundError, match="nowhere.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.jsonl"):
         TASKS[name](data_path="nowhere.jsonl")
 
 
@@ -287,7 +287,7 @@ def test_paper_subset_larger_than_the_file_is_an_error(tmp_path: Path) -> None:
 def test_paper_subset_sizes(task, presets: dict[str, int]) -> None:
     import importlib
 
-    assert importlib.import_module(task.__module__).PRESETS == presets
+    assert presets == importlib.import_module(task.__module__).PRESETS
 
 
 # -- the pinned public sources (monkeypatched: no network) ------------------------------------------

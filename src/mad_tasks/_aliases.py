@@ -10,7 +10,8 @@ is pinned in pyproject.toml and tests/test_registry.py fails if they move.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from inspect_ai._util.registry import (
     registry_has,

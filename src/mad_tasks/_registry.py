@@ -5,6 +5,10 @@ that need nothing beyond Inspect itself.
 """
 
 # ruff: noqa: F401
+from collections.abc import Callable
+
+from inspect_ai.solver import Solver
+
 from ._aliases import register_short_aliases
 from .models.providers import madsim
 from .scorers.answers import final_answer
@@ -30,7 +34,7 @@ from .tasks.musr import musr
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
 
-SOLVERS = [single, cot, self_consistency, du_debate, cortex]
+SOLVERS: list[Callable[..., Solver]] = [single, cot, self_consistency, du_debate, cortex]
 SOLVERS += [voting, consensus, aad, collective_improvement]
 SOLVERS += [more, samre, single_judge]
 

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Awaitable
 from contextvars import ContextVar
-from typing import Any, Awaitable, TypeVar
+from typing import Any, TypeVar
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript

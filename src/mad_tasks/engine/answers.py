@@ -99,7 +99,7 @@ def _candidates(text: str) -> tuple[list[str], bool]:
     # span saves time, and searching the whole text instead would find the same
     span = lines_with(text, "answer")
     last = None
-    for last in _MARKER.finditer(text, *span):  # pragma: no mutate (equivalent: see above)
+    for last in _MARKER.finditer(text, *span):  # pragma: no mutate (equivalent: see above)  # noqa: B007 (keeps the last match)
         pass
     if last is not None:
         found = [_stated(text, last)]

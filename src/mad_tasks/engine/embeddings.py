@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import zlib
-from typing import TYPE_CHECKING, Protocol, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # numpy is imported on first use: the Inspect registry imports this module
     import numpy as np

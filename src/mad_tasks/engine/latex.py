@@ -42,7 +42,7 @@ def last_boxed(text: str) -> str | None:
     """The content of the last \\boxed{...} or \\fbox{...} (braces balanced, at most MAX_NESTING
     deep), or of `\\boxed 5`."""
     box = None
-    for box in _BOX.finditer(text):
+    for box in _BOX.finditer(text):  # noqa: B007 (the loop keeps the last match)
         pass
     if box is None:
         return None

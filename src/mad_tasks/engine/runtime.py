@@ -6,9 +6,10 @@ adapter, the test scripts and the other integrations each implement `Runtime`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Awaitable, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Generic, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
@@ -48,7 +49,13 @@ class Session:
         self.calls: list[CallRecord] = []
 
     async def call(
-        self, agent: str, role: str, messages: Sequence[Msg], purpose: str, round: int, attempt: int = 0
+        self,
+        agent: str,
+        role: str,
+        messages: Sequence[Msg],
+        purpose: str,
+        round: int,
+        attempt: int = 0,
     ) -> Reply:
         call = Call(
             agent=agent,

@@ -48,7 +48,6 @@ from ..engine.methods.d3 import defended_side, prompt_kind, shown_answers
 from ..engine.methods.decision_prompts import (
     AGREE_REQUEST,
     BALLOT_REQUEST,
-    CONCLUDE_REQUEST,
     CURRENT,
     EXTRACT_REQUEST,
     REASONING_ONLY,
@@ -77,8 +76,14 @@ class SimulatedModel(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         if model_args:
             raise ValueError(f"madsim: unknown model args {sorted(model_args)}")
-        self.accuracy = [float(a) for a in accuracy] if isinstance(accuracy, list) else [float(accuracy)]
-        for name, p in [("conformity", conformity), ("unparseable", unparseable), *[("accuracy", a) for a in self.accuracy]]:
+        self.accuracy = (
+            [float(a) for a in accuracy] if isinstance(accuracy, list) else [float(accuracy)]
+        )
+        for name, p in [
+            ("conformity", conformity),
+            ("unparseable", unparseable),
+            *[("accuracy", a) for a in self.accuracy],
+        ]:
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"madsim: {name} must be between 0 and 1, got {p}")
         self.conformity = conformity
@@ -127,7 +132,9 @@ class SimulatedModel(ModelAPI):
             out.usage = ModelUsage(input_tokens=inp, output_tokens=outp, total_tokens=inp + outp)
         return out
 
-    def _reply(self, agent: str, fmt: AnswerFormat | None, prompt: str, request: str, rng: random.Random) -> str:
+    def _reply(
+        self, agent: str, fmt: AnswerFormat | None, prompt: str, request: str, rng: random.Random
+    ) -> str:
         gold = self._gold(prompt, fmt)
         if fmt is None or gold is None or rng.random() < self.unparseable:
             return "(This agent thinks about it but does not commit to an answer.)"
@@ -136,7 +143,9 @@ class SimulatedModel(ModelAPI):
             stated = fmt.extract(given.group(1)) if given else None
             if stated is not None:
                 return f"ANSWER: {stated}"
-        peers = [a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", request)[1:]) if a]
+        peers = [
+            a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", request)[1:]) if a
+        ]
         current = re.findall(rf"(?m)^{CURRENT} (.+)$", prompt)
         current_answer = fmt.parse(current[-1]) if current else None
         if current_answer is not None:  # decision debates: the solution under discussion
@@ -153,7 +162,8 @@ class SimulatedModel(ModelAPI):
                 f"EXPLANATION: Simulated reasoning of {agent}: {why}.\n"
                 f"CONFIDENCE: {sure:.2f}\nANSWER: {answer}"
             )
-        if AGREE_REQUEST in request:  # decision debates: [AGREE] exactly when it holds the same answer
+        # decision debates: [AGREE] exactly when it holds the same answer
+        if AGREE_REQUEST in request:
             same = current_answer is not None and fmt.key(answer) == fmt.key(current_answer)
             why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
         return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
@@ -198,7 +208,10 @@ class SimulatedModel(ModelAPI):
             return ", ".join(map(str, liked or [rng.choice(others)]))
         if kind == "ranked":
             return " ".join(map(str, (liked + others)[:5]))
-        total = int(re.search(r"add up to (?:exactly |at most )?(\d+)", request).group(1))
+        stated = re.search(r"add up to (?:exactly |at most )?(\d+)", request)
+        if stated is None:
+            raise ValueError("madsim: a cumulative ballot request without its point total")
+        total = int(stated.group(1))
         chosen = liked or [rng.choice(others)]
         points = {str(i): total // len(chosen) for i in chosen}
         points[str(chosen[0])] += total - sum(points.values())
@@ -322,7 +335,9 @@ def _load_answers(path: str) -> dict[str, str]:
         if line.strip():
             row = json.loads(line)
             answer = row["answer"]
-            gold[row["question"]] = ("yes" if answer else "no") if isinstance(answer, bool) else str(answer)
+            gold[row["question"]] = (
+                ("yes" if answer else "no") if isinstance(answer, bool) else str(answer)
+            )
     return gold
 
 

@@ -20,8 +20,10 @@ def final_answer(answer_format: str | None = None) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         options = tuple(c.value for c in state.choices)
-        name = answer_format or state.metadata.get("answer_format") or (
-            "choice" if options else infer_format(target.text)
+        name = (
+            answer_format
+            or state.metadata.get("answer_format")
+            or ("choice" if options else infer_format(target.text))
         )
         fmt = make_format(name, options)
         answer = fmt.extract(state.output.completion)

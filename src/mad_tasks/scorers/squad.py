@@ -84,7 +84,7 @@ def squad() -> Scorer:
             f = max(f1(prediction, g) for g in golds)
         # the other split's keys are NaN: Inspect leaves them out of that split's mean
         split = "HasAns" if answerable else "NoAns"
-        value = {key: math.nan for key in KEYS} | {
+        value = dict.fromkeys(KEYS, math.nan) | {
             "exact": em, "f1": f, f"{split}_exact": em, f"{split}_f1": f,
         }  # fmt: skip
         return Score(

@@ -81,4 +81,6 @@ def write_output(state: TaskState, result: DebateResult, fmt: AnswerFormat) -> N
         for i, letter in enumerate(fmt.letters):
             state.choices.mark_choice(i, letter == result.final)
     state.output = ModelOutput.from_content(model=str(state.model), content=completion)
-    state.messages.append(ChatMessageAssistant(content=completion or "(no answer: all agents abstained)"))
+    state.messages.append(
+        ChatMessageAssistant(content=completion or "(no answer: all agents abstained)")
+    )

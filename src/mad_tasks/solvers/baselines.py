@@ -23,7 +23,11 @@ def single(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
-            state, lambda s: baselines.single(s, cot=False), answer_format, retries, temperature,
+            state,
+            lambda s: baselines.single(s, cot=False),
+            answer_format,
+            retries,
+            temperature,
             max_tokens,
         )
 
@@ -42,7 +46,11 @@ def cot(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
-            state, lambda s: baselines.single(s, cot=True), answer_format, retries, temperature,
+            state,
+            lambda s: baselines.single(s, cot=True),
+            answer_format,
+            retries,
+            temperature,
             max_tokens,
         )
 
@@ -85,8 +93,12 @@ def self_consistency(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
-            state, lambda s: baselines.self_consistency(s, n), answer_format, retries,
-            temperature, max_tokens,
+            state,
+            lambda s: baselines.self_consistency(s, n),
+            answer_format,
+            retries,
+            temperature,
+            max_tokens,
         )
 
     return solve

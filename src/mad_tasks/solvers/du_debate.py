@@ -38,8 +38,12 @@ def du_debate(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await run_method(
-            state, lambda s: run_du_debate(s, agents, rounds, sequential), answer_format, retries,
-            temperature, max_tokens,
+            state,
+            lambda s: run_du_debate(s, agents, rounds, sequential),
+            answer_format,
+            retries,
+            temperature,
+            max_tokens,
         )
 
     return solve

@@ -83,8 +83,8 @@ def local_or(
     data_path: str | None, fetch: Callable[[], tuple[list[Record], str]]
 ) -> tuple[list[Record], str]:
     """The records of the local file, else of the pinned public source, with where they came from."""
-    if data_path_option(data_path) is not None:
-        return read_records(data_path), data_path
+    if (local := data_path_option(data_path)) is not None:
+        return read_records(local), local
     return fetch()
 
 

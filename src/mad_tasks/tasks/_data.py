@@ -34,9 +34,9 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
+        bad_line = data.count(b"\n", 0, e.start) + 1
         raise ValueError(
-            f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
+            f"{path}:{bad_line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
         ) from None
     if path.suffix.lower() == ".csv":
         return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
@@ -136,7 +136,7 @@ def hf_records(
 
     try:
         dataset = load_dataset(path, name, split=split, revision=revision)
-    except Exception as e:  # the Hub client raises many types; all mean the same to a user
+    except Exception as e:  # noqa: BLE001 - the Hub client raises many types; all mean the same to a user
         raise RuntimeError(
             f"could not load {path}{'/' + name if name else ''} ({split}) from the Hugging Face Hub "
             f"({type(e).__name__}: {e}); offline, pass a local file with -T data_path=..."
@@ -150,7 +150,7 @@ def hf_revision(path: str) -> str:
 
     try:
         return str(HfApi().dataset_info(path).sha)
-    except Exception as e:  # as in hf_records: every failure means the same to a user
+    except Exception as e:  # noqa: BLE001 - as in hf_records: every failure means the same to a user
         raise RuntimeError(
             f"could not look up {path} on the Hugging Face Hub ({type(e).__name__}: {e}); "
             "offline, pass a local file with -T data_path=..."

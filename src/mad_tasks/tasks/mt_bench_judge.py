@@ -126,15 +126,16 @@ def mt_bench_judge(
     check_choice("ties", ties, TIES)
     optional(text, "revision", revision, null="the Hub's current commit", kind="task")
     chosen = subset_option(subset, shuffle, seed, {})
-    if data_path_option(data_path) is None:
+    local = data_path_option(data_path)
+    if local is None:
         revision = revision or hf_revision(HF_PATH)
         rows = hf_records(HF_PATH, HF_SPLIT, revision=revision)
         samples = [hub_sample(row, n) for n, row in enumerate(rows, 1)]
         source = f"https://huggingface.co/datasets/{HF_PATH} ({HF_SPLIT}, revision {revision})"
     else:
-        records = read_records(data_path)
-        samples = [local_sample(r, f"{data_path}: record {n}", n) for n, r in enumerate(records, 1)]
-        source = data_path
+        records = read_records(local)
+        samples = [local_sample(r, f"{local}: record {n}", n) for n, r in enumerate(records, 1)]
+        source = local
     gold_ties = sum(s.target == "tie" for s in samples)
     if ties == "drop":
         samples = [s for s in samples if s.target != "tie"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -69,11 +70,13 @@ def strategyqa(
     """
     check_choice("split", split, SPLITS)
     chosen = subset_option(subset, shuffle, seed, {})
-    if data_path_option(data_path) is None:
+    local = data_path_option(data_path)
+    path: str | Path
+    if local is None:
         path = download(SOURCE_URL.format(split=split), f"strategyqa/{SOURCE_COMMIT}/{split}.json")
         source = SOURCE_URL.format(split=split)
     else:
-        path, source = data_path, data_path
+        path, source = local, local
     records = read_records(path)
     samples = [record_to_sample(r, f"{path}: record {i + 1}") for i, r in enumerate(records)]
     return Task(

@@ -44,4 +44,3 @@ async def self_consistency(session: Session, samples: int) -> DebateResult:
         tally=tally,
         options={"samples": samples},
     )
-

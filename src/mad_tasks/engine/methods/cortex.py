@@ -231,17 +231,17 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
     """
     calls = sorted(
         (
-            c
+            (c, c.input_tokens)
             for c in session.calls
             if c.round == d and c.agent in sizes and c.input_tokens is not None
         ),
-        key=lambda c: (c.agent, c.attempt),
+        key=lambda priced: (priced[0].agent, priced[0].attempt),
     )
-    first = {c.agent: c.input_tokens for c in calls if c.attempt == 0}
+    first = {c.agent: tokens for c, tokens in calls if c.attempt == 0}
     out = []
-    for c in calls:
+    for c, tokens in calls:
         size = sizes[c.agent]
-        price = first.get(c.agent, c.input_tokens)
+        price = first.get(c.agent, tokens)
         left_out = (size.full_mesh_chars - size.chars) * price / size.chars
         out.append(
             CallContext(
@@ -249,8 +249,8 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
                 round=d,
                 attempt=c.attempt,
                 neighbours=size.neighbours,
-                input_tokens=c.input_tokens,
-                full_mesh_input_tokens=c.input_tokens + round(left_out),
+                input_tokens=tokens,
+                full_mesh_input_tokens=tokens + round(left_out),
             )
         )
     return out
@@ -314,7 +314,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
             *(session.answer(name, name, [Msg("user", first)], "initial", 0) for name in names)
         )
         size = PromptSize(len(p.system) + len(first), len(p.system) + len(first), 0)
-        contexts += call_contexts(session, 0, {name: size for name in names})
+        contexts += call_contexts(session, 0, dict.fromkeys(names, size))
         turns.append([turn(o, []) for o in outputs])
         rt.info("round 0", _answers_markdown(0, turns[-1], p.fmt))
     replies_by_round = [outputs]

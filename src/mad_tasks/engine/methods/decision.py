@@ -45,7 +45,7 @@ from ..protocols import consensus, voting
 from ..protocols.voting import BallotRules, Parsed
 from ..records import AgentAnswer, DebateResult
 from ..runtime import Msg
-from ..session import Session
+from ..session import Asked, Session
 from . import decision_prompts as prompts
 from . import decision_report as report
 from .du_debate import agent_names
@@ -349,6 +349,7 @@ class _Debate:
         """Read the message's solution; an agreement keeps the solution it agreed with."""
         mode = self.cfg.extraction_used
         solution, how, calls = current, "none", 1
+        extracted: str | None
         if not (agreement and mode == "marked"):
             parsed = self.fmt.extract(text) if mode == "marked" else None
             if parsed is not None:
@@ -407,9 +408,9 @@ class _Debate:
             if cfg.extraction_used == "call":  # the paper extracts every candidate afresh
                 extracted = await self.rt.gather(
                     *(
-                        self.extract(n, turn, self.fmt.describe(latest[n]), "candidate")
+                        self.extract(n, turn, self.fmt.describe(solution), "candidate")
                         for n in self.names
-                        if latest[n] is not None
+                        if (solution := latest[n]) is not None
                     )
                 )
                 by_agent = {a.agent: a.answer for a in extracted}
@@ -467,7 +468,7 @@ class _Debate:
         persona = self.personas.get(name)
         messages = [Msg("system", persona.line())] if persona else []
         messages.append(Msg("user", prompts.ballot(self.question, listed, rules)))
-        asked = await self.s.ask(
+        asked: Asked[Parsed] = await self.s.ask(
             name,
             name,
             messages,

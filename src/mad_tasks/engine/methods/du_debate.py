@@ -63,4 +63,3 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
         tally=tally,
         options={"agents": agents, "rounds": rounds, "sequential": sequential},
     )
-
