@@ -187,7 +187,7 @@ class SimulatedModel(ModelAPI):
         """Vote for the candidates that hold the answer this agent believes (its own first)."""
         from inspect_ai.solver._task_state import sample_state
 
-        from ..solvers._shell import answer_format_for
+        from .._inspect_sample import answer_format_for
 
         state = sample_state()
         fmt = answer_format_for(state, "auto") if state is not None else None

@@ -8,8 +8,8 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from .._inspect_sample import STORE_KEY
 from ..engine.records import DebateResult
-from ..solvers._shell import STORE_KEY
 
 STATS = (
     "debate_rounds",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from .._inspect_sample import STORE_KEY
 from ..engine.records import TOTALS, DebateResult, token_totals
-from ..solvers._shell import STORE_KEY
 
 STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
 

@@ -21,11 +21,11 @@ import math
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from .._inspect_sample import STORE_KEY
 from ..engine.answers import AnswerFormat, infer_format, make_format
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
 from ..engine.options import embedder_spec, optional
 from ..engine.records import DebateResult, reply_tokens
-from ..solvers._shell import STORE_KEY
 from ._options import scorer_options
 
 

@@ -27,12 +27,12 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from .._inspect_sample import STORE_KEY
 from ..engine.answers import Choice
 from ..engine.methods.d3 import VERDICT, explanation
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.protocols.d3 import cohen_kappa as kappa
 from ..engine.records import DebateResult
-from ..solvers._shell import STORE_KEY
 
 
 def _metadata(scores: list[SampleScore]) -> list[dict[str, Any]]:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..engine.methods.d3 import Pair, explanation
+from .._inspect_sample import judge_session
+from ..engine.judge_options import court_options, more_options, stop_rule
+from ..engine.methods.d3 import Judge, Pair, explanation
 from ..engine.methods.more import more as run_more
 from ..engine.methods.samre import samre as run_samre
 from ..engine.options import OptionError, boolean
-from ..solvers.judges import Judge, court_options, judge_session, more_options, stop_rule
 from ._options import scorer_options
 from .judge_metrics import (
     abstention_rate,

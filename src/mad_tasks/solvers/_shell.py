@@ -8,13 +8,12 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
-from ..engine.answers import FORMATS, AnswerFormat, Choice, infer_format, make_format
+from .._inspect_sample import STORE_KEY, answer_format_for
+from ..engine.answers import FORMATS, AnswerFormat, Choice
 from ..engine.options import MAX_RETRIES, generation, integer, one_of
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..inspect_runtime import InspectRuntime
-
-STORE_KEY = "mad_tasks:debate"
 
 Method = Callable[[Session], Awaitable[DebateResult]]
 
@@ -24,17 +23,6 @@ def check_common(answer_format: Any, retries: Any, temperature: Any, max_tokens:
     one_of("answer_format", answer_format, ("auto", *FORMATS))
     integer("retries", retries, 0, MAX_RETRIES)
     generation(temperature, max_tokens)
-
-
-def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:
-    """auto: the task's choices, else the task's declared format, else what the target looks like."""
-    options = tuple(c.value for c in state.choices)
-    if answer_format == "auto":
-        if options:
-            answer_format = "choice"
-        else:
-            answer_format = state.metadata.get("answer_format") or infer_format(state.target.text)
-    return make_format(answer_format, options)
 
 
 def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:

@@ -121,6 +121,10 @@ class Pair:
         )
 
 
+# a judge: MORE, SAMRE or the single-judge baseline, run on one pair
+Judge = Callable[[Session, Pair], Awaitable[DebateResult]]
+
+
 def advocate_prompt(
     pair: Pair,
     side: str,

@@ -27,7 +27,6 @@ the decision protocol decides or `max_turns` runs out:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ..options import (
@@ -48,6 +47,7 @@ from ..runtime import Msg
 from ..session import Asked, Session
 from . import decision_prompts as prompts
 from . import decision_report as report
+from .decision_records import Ballot, Candidate, ConsensusCheck, Contribution, Outcome, Vote
 from .du_debate import agent_names
 from .personas import Persona, expert_personas
 
@@ -143,73 +143,6 @@ class DecisionConfig:
         return "call" if self.style == "reasoning" else self.extraction
 
 
-# -- records ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """One message of the discussion and the solution it carries."""
-
-    turn: int
-    agent: str
-    persona: str | None
-    kind: str  # draft | agree | disagree | improve (CI)
-    message: str
-    solution: str | None  # None: no readable solution
-    agreement: bool | None  # None: not asked (drafts, CI)
-    extraction: str  # marked | call | none (an agreement under "marked": nothing to read)
-    calls: int  # the message call plus its extraction attempts
-
-
-@dataclass(frozen=True)
-class ConsensusCheck:
-    turn: int
-    agent: str  # the check ran after this agent's message
-    count: int
-    agents: int
-    threshold: float
-    decided: bool
-
-
-@dataclass(frozen=True)
-class Candidate:
-    index: int  # what ballots call it ("Solution 0", ...)
-    answer: str
-    agents: list[str]  # whose latest solution it is (several only with dedupe / counting)
-
-
-@dataclass(frozen=True)
-class Ballot:
-    agent: str
-    raw: list[str]  # every reply, the re-prompted ones included
-    parsed: Parsed | None  # None: invalid after every retry, dropped from the tally
-    retries: int
-
-
-@dataclass(frozen=True)
-class Vote:
-    turn: int
-    protocol: str
-    candidates: list[Candidate]
-    ballots: list[Ballot]
-    tally: list[int]
-    winner: int | None
-    tie: bool
-    invalid: int
-    retries: int
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How the debate ended: its answer, and whether the protocol or a fallback gave it."""
-
-    final: str | None
-    decision_success: bool
-    decided_at: dict[str, Any] | None = None
-    fallback_used: str | None = None
-    winner_agent: str | None = None
-
-
 # -- the debate ------------------------------------------------------------------------------------
 
 
@@ -243,7 +176,14 @@ class _Debate:
                 agreed = await self.discuss(turn)
             self.rt.info(
                 f"turn {turn}",
-                report.turn_table(turn, self.transcript, self.checks, self.cfg, self.fmt.describe),
+                report.turn_table(
+                    turn,
+                    self.transcript,
+                    self.checks,
+                    self.cfg.voting,
+                    self.cfg.protocol,
+                    self.fmt.describe,
+                ),
             )
             if agreed:
                 proposal = self.latest_proposal()

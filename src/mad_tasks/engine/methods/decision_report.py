@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # records only; decision.py imports this module
-    from .decision import ConsensusCheck, Contribution, DecisionConfig, Outcome, Vote
-    from .personas import Persona
+from .decision_records import ConsensusCheck, Contribution, Outcome, Vote
+from .personas import Persona
 
 Describe = Callable[[str], str]
 
@@ -24,13 +22,14 @@ def turn_table(
     turn: int,
     transcript: Sequence[Contribution],
     checks: Sequence[ConsensusCheck],
-    cfg: DecisionConfig,
+    voting: bool,
+    protocol: str,
     describe: Describe,
 ) -> str:
     """Each message of the turn: its kind, solution, how it was read, and the consensus count."""
     by_message = {(c.turn, c.agent): c for c in checks}
     head = ["agent", "persona", "message", "solution", "read by"]
-    head += [] if cfg.voting else [f"consensus ({cfg.protocol})"]
+    head += [] if voting else [f"consensus ({protocol})"]
     rows = [head, ["---"] * len(head)]
     for c in (c for c in transcript if c.turn == turn):
         solution = describe(c.solution) if c.solution is not None else "*none*"
