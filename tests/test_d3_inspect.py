@@ -20,6 +20,7 @@ from inspect_ai.solver import TaskState
 from testdata import MT_BENCH_PAIRS, shared
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
+from mad_tasks.engine.judge_options import stop_rule
 from mad_tasks.engine.methods import d3
 from mad_tasks.engine.methods.d3 import Pair
 from mad_tasks.scorers._options import ScorerOptionError
@@ -28,7 +29,7 @@ from mad_tasks.scorers.judges import more_judge, samre_judge
 from mad_tasks.solvers.baselines import single
 from mad_tasks.solvers.decision import consensus
 from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more, pair_of, samre, single_judge, stop_rule
+from mad_tasks.solvers.judges import more, pair_of, samre, single_judge
 from mad_tasks.tasks import mt_bench_judge as mt
 from mad_tasks.tasks.mt_bench_judge import hub_sample, mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa

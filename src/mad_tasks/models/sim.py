@@ -33,6 +33,7 @@ from inspect_ai.model import (
     ModelOutput,
     ModelUsage,
 )
+from inspect_ai.solver._task_state import sample_state  # the running sample: its target, epoch
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..engine.answers import (
@@ -103,8 +104,6 @@ class SimulatedModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        from inspect_ai.solver._task_state import sample_state
-
         call = current_call.get()
         agent = call.agent if call else "agent_1"
         attempt = call.attempt if call else 0
@@ -185,8 +184,6 @@ class SimulatedModel(ModelAPI):
 
     def _ballot(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
         """Vote for the candidates that hold the answer this agent believes (its own first)."""
-        from inspect_ai.solver._task_state import sample_state
-
         from .._inspect_sample import answer_format_for
 
         state = sample_state()
@@ -251,8 +248,6 @@ class SimulatedModel(ModelAPI):
     def _gold(self, prompt: str, fmt: AnswerFormat | None) -> str | None:
         raw = next((a for q, a in self.gold_by_question.items() if q in prompt), None)
         if raw is None:
-            from inspect_ai.solver._task_state import sample_state
-
             state = sample_state()
             raw = state.target.text if state is not None and state.target.text else None
         if raw is None or fmt is None:
@@ -286,8 +281,6 @@ _PERSONAS = (
 
 def _better(a: str, b: str) -> str | None:
     """Which shown answer is better by the running sample: "A", "B" or None (equal, or unknown)."""
-    from inspect_ai.solver._task_state import sample_state
-
     state = sample_state()
     if state is None:
         return None
