@@ -3,8 +3,10 @@ and change with the epoch and `--seed`; a follow-up after an unreadable reply ca
 
 from __future__ import annotations
 
+import pytest
 from inspect_ai import Task
 from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
 from testdata import STRATEGYQA
 
 from mad_tasks.solvers.decision import voting
@@ -62,3 +64,9 @@ def test_an_invalid_ballot_can_recover_on_its_follow_up(run) -> None:
     assert followed_up, "no ballot needed a follow-up: the test exercises nothing"
     # a fresh draw per attempt: eleven failures in a row are a 1-in-2,000 event
     assert all(b["parsed"] is not None for b in followed_up)
+
+
+@pytest.mark.parametrize("usage", ["maybe", 1, None])
+def test_usage_must_be_true_or_false(usage) -> None:
+    with pytest.raises(ValueError, match=r"madsim: usage must be true or false, got"):
+        get_model("madsim/x", usage=usage)

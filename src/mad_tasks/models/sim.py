@@ -87,6 +87,8 @@ class SimulatedModel(ModelAPI):
         ]:
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"madsim: {name} must be between 0 and 1, got {p}")
+        if not isinstance(usage, bool):  # `-M usage=maybe` must not read as true
+            raise ValueError(f"madsim: usage must be true or false, got {usage!r}")
         self.conformity = conformity
         self.unparseable = unparseable
         self.latency = latency
