@@ -52,7 +52,7 @@ def records(solver: Solver, samples: int) -> list[dict[str, Any]]:
 
 
 def cortex_rounds(record: dict[str, Any]) -> int:
-    return record["details"]["rounds_executed"]  # round 0 holds the initial answers
+    return record["record"]["rounds_executed"]  # debate rounds, after the initial answers
 
 
 def du_rounds(record: dict[str, Any]) -> int:
@@ -90,7 +90,7 @@ def main() -> None:
         ("cortex topology=full", summarise(full, cortex_rounds)),
         (f"du_debate, {a.du_rounds} rounds", summarise(du, du_rounds)),
     ]
-    counterfactual = [r["details"]["context"] for r in sparse]
+    counterfactual = [r["record"]["context"] for r in sparse]
     actual = sum(c["input_tokens"] for c in counterfactual)
     mesh = sum(c["full_mesh_input_tokens"] for c in counterfactual)
     mav = statistics.mean(c["round0_input_tokens"] for c in counterfactual)
@@ -119,7 +119,7 @@ def main() -> None:
     print(
         "Mean per-sample counterfactual ratio: "
         f"{statistics.mean(c['ratio'] for c in counterfactual):.3f}; "
-        f"round 0 alone (majority voting's cost): {mav:.1f} tokens/sample."
+        f"the initial answers alone (majority voting's cost): {mav:.1f} tokens/sample."
     )
 
 

@@ -95,7 +95,7 @@ def run(solver: Solver, a: argparse.Namespace) -> list[dict[str, float]]:
 
 
 def figures(record: dict[str, Any], wall: float | None, a: argparse.Namespace) -> dict[str, float]:
-    details = record.get("details", {})
+    details = record["record"] or {}  # None: a method without a record of its own (cot)
     return {
         "calls": len(record["calls"]),
         "tokens": sum(c["input_tokens"] + c["output_tokens"] for c in record["calls"]),

@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Usage
 
 T = TypeVar("T")
@@ -91,3 +92,9 @@ def last_user(call: Call) -> str:
 
 def transcript_text(call: Call) -> str:
     return "\n".join(m.content for m in call.messages)
+
+
+def recorded(result: DebateResult) -> dict[str, Any]:
+    """A result's method record as plain dicts and lists, the way the sample store keeps it."""
+    record: dict[str, Any] = result.to_dict()["record"]
+    return record

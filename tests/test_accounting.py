@@ -11,15 +11,15 @@ import pytest
 from inspect_ai import Task
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.model import CachePolicy, ModelOutput, ModelUsage
-from scripted import ScriptedRuntime, transcript_text
+from scripted import ScriptedRuntime, recorded
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
-from mad_tasks.engine.methods import d3
 from mad_tasks.engine.methods.d3 import VERDICT, Pair
 from mad_tasks.engine.methods.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
 from mad_tasks.engine.records import CallRecord, reply_tokens, token_totals
+from mad_tasks.engine.requests import DefenceRequest, ScoreRequest
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.inspect_runtime import reported_usage
@@ -114,10 +114,9 @@ def court(usage: Usage | None, cached: bool = False) -> Callable[[Call], Reply]:
     """Advocates defend, the judge never converges (its gap flips every round), jurors pick A."""
 
     def reply(call: Call) -> Reply:
-        kind = d3.prompt_kind(transcript_text(call))
-        if kind == "defend":
+        if isinstance(call.asks, DefenceRequest):
             text = "A short defence."
-        elif kind == "score":
+        elif isinstance(call.asks, ScoreRequest):
             a, b = (80, 70) if call.round % 2 else (70, 80)
             text = "\n".join(f"{i}. [{a // 6}, {b // 6}]" for i in range(1, 7))
             text += f"\nFeedback A: more.\nFeedback B: more.\nANSWER: ({a}, {b})"
@@ -132,9 +131,9 @@ async def test_samre_budget_is_reported_unenforced_when_replies_carry_no_usage()
     rt = ScriptedRuntime(court(None))
     rule = StopRule(max_rounds=3, token_budget=1)
     result = await samre(Session(rt, Problem(PAIR.question, VERDICT)), PAIR, rule=rule)
-    assert result.details["stop_reasons"] == ["max_rounds"]  # the budget could never fire
-    assert result.details["token_budget_enforced"] is False
-    assert result.details["tokens"] is None
+    assert result.record.stats()["stop_reasons"] == ["max_rounds"]  # the budget could never fire
+    assert recorded(result)["token_budget_enforced"] is False
+    assert result.record.stats()["tokens"] is None
     notes = [data for title, data in rt.infos if title == "token budget"]
     assert len(notes) == 1 and "cannot be enforced" in notes[0]
 
@@ -145,15 +144,15 @@ async def test_samre_budget_fires_on_reported_usage_and_counts_cached_replies() 
         rt = ScriptedRuntime(court(Usage(300, 100), cached))
         rule = StopRule(max_rounds=3, token_budget=1)
         result = await samre(Session(rt, Problem(PAIR.question, VERDICT)), PAIR, rule=rule)
-        assert result.details["stop_reasons"] == ["token_budget"]
-        assert result.details["token_budget_enforced"] is True
+        assert result.record.stats()["stop_reasons"] == ["token_budget"]
+        assert recorded(result)["token_budget_enforced"] is True
         assert "token budget" not in rt.info_titles()
 
 
 async def test_samre_without_a_budget_records_no_enforcement() -> None:
     rt = ScriptedRuntime(court(None))
     result = await samre(Session(rt, Problem(PAIR.question, VERDICT)), PAIR, StopRule(max_rounds=2))
-    assert result.details["token_budget_enforced"] is None
+    assert recorded(result)["token_budget_enforced"] is None
     assert "token budget" not in rt.info_titles()
 
 
@@ -201,7 +200,7 @@ def test_samre_in_inspect_logs_that_its_budget_cannot_be_enforced(run) -> None:
         task, solver=samre_solver(token_budget=100), model="madsim/x", model_args={"usage": False}
     )
     [sample] = map(resolve_sample_attachments, log.samples)  # long texts are attachments
-    assert sample.store[STORE_KEY]["details"]["token_budget_enforced"] is False
+    assert sample.store[STORE_KEY]["record"]["token_budget_enforced"] is False
     notes = [e.data for e in sample.events if e.event == "info" and e.source == "token budget"]
     assert len(notes) == 1 and "cannot be enforced" in notes[0]
 

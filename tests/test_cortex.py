@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from scripted import ScriptedRuntime, last_user, transcript_text
+from scripted import ScriptedRuntime, last_user, recorded, transcript_text
 
 from mad_tasks.engine.answers import Choice, FreeText, YesNo
 from mad_tasks.engine.methods.cortex import (
@@ -24,8 +24,10 @@ from mad_tasks.engine.methods.cortex import (
     initial_prompt,
     regeneration_prompt,
 )
+from mad_tasks.engine.methods.cortex_records import CortexRecord
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.requests import AnswerRequest
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
@@ -59,7 +61,7 @@ def names(n: int) -> list[str]:
 
 
 class FakeEmbedder:
-    """Agent k's output embeds to row k of VECTORS (with `converge`, from round 1 on, all agents to
+    """Agent k's output embeds to row k of VECTORS (with `converge`, from round 2 on, all agents to
     one vector: similarity 1); text without a marker embeds to a zero vector."""
 
     name = "fake"
@@ -78,7 +80,7 @@ class FakeEmbedder:
             m = MARKER.search(text)
             if m is None:
                 rows.append(np.zeros(VECTORS.shape[1]))
-            elif self.converge and int(m.group(2)) >= 1:
+            elif self.converge and int(m.group(2)) >= 2:
                 rows.append(VECTORS[0])
             else:
                 rows.append(VECTORS[int(m.group(1)) - 1])
@@ -128,15 +130,15 @@ def disagree(n: int = 4) -> dict:
 
 
 def golden_confidences() -> dict:
-    return {(f"agent_{i + 1}", 0): c for i, c in enumerate(GOLDEN_CONFIDENCES)}
+    return {(f"agent_{i + 1}", 1): c for i, c in enumerate(GOLDEN_CONFIDENCES)}
 
 
 # -- the golden vector, end to end ---------------------------------------------------------------------
 
 
-async def test_golden_vector_round_one_graph() -> None:
+async def test_golden_vector_first_debate_round_graph() -> None:
     _, result = await run(script(disagree(), golden_confidences()))
-    [graph] = result.details["graphs"]
+    [graph] = recorded(result)["graphs"]
     assert graph["R"] == pytest.approx([0.8, 0.6, 0.45, 0.3])
     assert graph["S"] == [1.0, 1.0, 1.0, 1.0]
     np.testing.assert_allclose(graph["I"], 1 - SIM)
@@ -154,61 +156,64 @@ async def test_golden_vector_round_one_graph() -> None:
     assert graph["edges"] == [[0, 2], [0, 3], [2, 0], [2, 1], [3, 0], [3, 1]]
     assert graph["participation_in"] == [2, 2, 1, 1]
     assert graph["participation_out"] == [2, 0, 2, 2]
-    assert result.details["credibility"]["mode"] == "equal"
+    assert recorded(result)["credibility"]["mode"] == "equal"
 
 
 async def test_prompt_holds_exactly_the_kept_heads_previous_outputs_never_its_own() -> None:
     rt, result = await run(script(disagree(), golden_confidences()))
     for agent in names(4):
-        prompt = last_user(rt.first_call(agent, 1))
+        prompt = last_user(rt.first_call(agent, 2))
         shown = {f"agent_{m.group(1)}" for m in MARKER.finditer(prompt)}
         assert shown == set(GOLDEN_HEADS[agent])
-        assert marker(agent, 0) not in prompt
+        assert marker(agent, 1) not in prompt
         assert prompt.count("--- peer ---") == len(GOLDEN_HEADS[agent])
         assert "CONFIDENCE: 0." not in prompt  # neighbours' confidences are hidden (A7)
-        assert len(rt.first_call(agent, 1).messages) == 1  # one fresh turn, no history
-    assert [t["read"] for t in result.details["turns"][1]] == list(GOLDEN_HEADS.values())
+        assert len(rt.first_call(agent, 2).messages) == 1  # one fresh turn, no history
+        read = tuple(disagree()[head] for head in GOLDEN_HEADS[agent])
+        assert rt.first_call(agent, 2).asks == AnswerRequest(YESNO.fmt, read, confidence=True)
+    assert [t["read"] for t in recorded(result)["turns"][1]] == list(GOLDEN_HEADS.values())
 
 
-async def test_round_zero_prompts_are_identical_and_independent() -> None:
+async def test_initial_prompts_are_identical_and_independent() -> None:
     rt, _ = await run(script(disagree()))
-    first = [rt.first_call(a, 0) for a in names(4)]
+    first = [rt.first_call(a, 1) for a in names(4)]
     assert {c.messages[0].content for c in first} == {initial_prompt(QUESTION, YesNo())}
+    assert {c.asks for c in first} == {AnswerRequest(YESNO.fmt, confidence=True)}
     assert all(c.purpose == "initial" and c.role == c.agent for c in first)
     assert all(not MARKER.search(transcript_text(c)) for c in first)
 
 
-async def test_round_two_uses_running_means_and_participation() -> None:
-    confidences = {**golden_confidences(), 1: "0.65"}  # every agent: 0.65 -> 0.6 in round 1
+async def test_second_debate_round_uses_running_means_and_participation() -> None:
+    confidences = {**golden_confidences(), 2: "0.65"}  # every agent: 0.65 -> 0.6 in round 2
     rt, result = await run(script(disagree(), confidences), max_rounds=2)
-    _, g2 = result.details["graphs"]
+    _, g2 = recorded(result)["graphs"]
     assert g2["R"] == pytest.approx([(0.8 + 0.6) / 2, 0.6, (0.45 + 0.6) / 2, (0.3 + 0.6) / 2])
     assert g2["S"] == [2.0, 2.0, 3.0, 3.0]  # 3 - P_in + 1
     np.testing.assert_allclose(g2["I"], 1 - SIM)  # the same similarities in both rounds
-    # round 2 reads round-1 outputs only
+    # round 3 reads round-2 outputs only
     for agent in names(4):
-        prompt = last_user(rt.first_call(agent, 2))
+        prompt = last_user(rt.first_call(agent, 3))
         rounds = {m.group(2) for m in MARKER.finditer(prompt)}
-        assert rounds == {"1"}
-        assert marker(agent, 1) not in prompt
-        assert result.details["graphs"][1]["heads"][agent] == [
+        assert rounds == {"2"}
+        assert marker(agent, 2) not in prompt
+        assert recorded(result)["graphs"][1]["heads"][agent] == [
             f"agent_{m.group(1)}" for m in MARKER.finditer(prompt)
         ]
 
 
 async def test_intimacy_is_one_minus_the_running_mean_of_similarity() -> None:
-    embedder = FakeEmbedder(converge=True)  # round-0 similarities SIM, then 1 for every pair
+    embedder = FakeEmbedder(converge=True)  # initial similarities SIM, then 1 for every pair
     _, result = await run(script(disagree()), embedder=embedder, max_rounds=3)
-    g1, g2, g3 = result.details["graphs"]
+    g1, g2, g3 = recorded(result)["graphs"]
     np.testing.assert_allclose(g1["I"], 1 - SIM)
     np.testing.assert_allclose(g2["I"], 1 - (SIM + 1) / 2, atol=1e-12)
     np.testing.assert_allclose(g3["I"], 1 - (SIM + 2) / 3, atol=1e-12)
 
 
-async def test_round_two_weights_by_hand() -> None:
-    confidences = {**golden_confidences(), 1: "0.65"}
+async def test_second_debate_round_weights_by_hand() -> None:
+    confidences = {**golden_confidences(), 2: "0.65"}
     _, result = await run(script(disagree(), confidences), max_rounds=2)
-    g2 = result.details["graphs"][1]
+    g2 = recorded(result)["graphs"][1]
     R, S, I = [0.7, 0.6, 0.525, 0.45], [2, 2, 3, 3], 1 - SIM
     for i in range(4):
         for j in range(4):
@@ -223,22 +228,22 @@ async def test_round_two_weights_by_hand() -> None:
     assert g2["participation_in"] == P
 
 
-async def test_participation_out_changes_round_two_s() -> None:
+async def test_participation_out_changes_the_second_debate_rounds_s() -> None:
     _, result = await run(
         script(disagree(), golden_confidences()), max_rounds=2, participation="out"
     )
-    assert result.details["graphs"][1]["S"] == [2.0, 4.0, 2.0, 2.0]  # 3 - P_out + 1
+    assert recorded(result)["graphs"][1]["S"] == [2.0, 4.0, 2.0, 2.0]  # 3 - P_out + 1
     assert result.options["participation"] == "out"
 
 
-async def test_literal_s_makes_round_one_a_full_mesh() -> None:
+async def test_literal_s_makes_the_first_debate_round_a_full_mesh() -> None:
     rt, result = await run(script(disagree(), golden_confidences()), s_mode="literal")
-    [graph] = result.details["graphs"]
+    [graph] = recorded(result)["graphs"]
     assert graph["S"] == [0.0, 0.0, 0.0, 0.0]
     assert all(w == "inf" for i, row in enumerate(graph["W"]) for j, w in enumerate(row) if i != j)
     assert graph["keep"] == [[int(i != j) for j in range(4)] for i in range(4)]
     for agent in names(4):
-        assert last_user(rt.first_call(agent, 1)).count("--- peer ---") == 3
+        assert last_user(rt.first_call(agent, 2)).count("--- peer ---") == 3
     json.dumps(result.to_dict(), allow_nan=False)  # no infinities leak into the record
 
 
@@ -250,58 +255,59 @@ async def test_without_consensus_exactly_d_rounds_run(n: int, rounds: int) -> No
     rt, result = await run(script(disagree(n)), agents=n, max_rounds=rounds)
     assert len(rt.calls) == n * (rounds + 1)
     for agent in names(n):
-        assert [c.round for c in rt.calls_of(agent)] == list(range(rounds + 1))
-    assert result.details["rounds_executed"] == rounds
-    assert result.details["stop_reason"] == "max_rounds"
-    assert len(result.details["graphs"]) == rounds
-    assert rt.spans == [f"round {d}" for d in range(rounds + 1)]
+        assert [c.round for c in rt.calls_of(agent)] == list(range(1, rounds + 2))
+    assert recorded(result)["rounds_executed"] == rounds
+    assert recorded(result)["stop_reason"] == "max_rounds"
+    assert len(recorded(result)["graphs"]) == rounds
+    assert rt.spans == [f"round {r}" for r in range(1, rounds + 2)]
 
 
-async def test_unanimity_in_round_one_stops_the_debate() -> None:
-    answers = {**{(a, 0): ("no" if a == "agent_2" else "yes") for a in names(4)}, 1: "yes"}
+async def test_unanimity_in_the_first_debate_round_stops_the_debate() -> None:
+    answers = {**{(a, 1): ("no" if a == "agent_2" else "yes") for a in names(4)}, 2: "yes"}
     rt, result = await run(script(answers), max_rounds=5)
     assert len(rt.calls) == 8
-    assert result.details["stop_reason"] == "consensus"
-    assert result.details["rounds_executed"] == 1
+    assert recorded(result)["stop_reason"] == "consensus"
+    assert recorded(result)["rounds_executed"] == 1
     assert result.final == "yes"
 
 
-async def test_unanimity_in_round_two_stops_there() -> None:
-    answers = {0: "yes", 1: "no", 2: "yes", ("agent_1", 1): "yes"}
+async def test_unanimity_in_the_second_debate_round_stops_there() -> None:
+    answers = {1: "yes", 2: "no", 3: "yes", ("agent_1", 2): "yes"}
     rt, result = await run(script(answers), max_rounds=5)
     assert len(rt.calls) == 12
-    assert (result.details["stop_reason"], result.details["rounds_executed"]) == ("consensus", 2)
+    record = recorded(result)
+    assert (record["stop_reason"], record["rounds_executed"]) == ("consensus", 2)
 
 
-async def test_unanimity_in_round_zero_does_not_stop_by_default() -> None:
-    rt, result = await run(script({0: "yes", 1: "yes"}), max_rounds=5)
-    assert len(rt.calls) == 8  # round 1 always runs (Alg. 1 checks inside the loop only)
-    assert result.details["stop_reason"] == "consensus"
+async def test_unanimous_initial_answers_do_not_stop_by_default() -> None:
+    rt, result = await run(script({1: "yes", 2: "yes"}), max_rounds=5)
+    assert len(rt.calls) == 8  # a debate round always runs (Alg. 1 checks inside the loop only)
+    assert recorded(result)["stop_reason"] == "consensus"
 
 
 async def test_check_round0_stops_before_any_debate() -> None:
-    rt, result = await run(script({0: "yes"}), max_rounds=5, check_round0=True)
+    rt, result = await run(script({1: "yes"}), max_rounds=5, check_round0=True)
     assert len(rt.calls) == 4
-    assert result.details["stop_reason"] == "consensus_round0"
-    assert result.details["graphs"] == [] and result.details["rounds_executed"] == 0
+    assert recorded(result)["stop_reason"] == "consensus_round0"
+    assert recorded(result)["graphs"] == [] and recorded(result)["rounds_executed"] == 0
     assert result.final == "yes"
 
 
 async def test_check_round0_without_agreement_debates_as_usual() -> None:
     rt, result = await run(script(disagree()), max_rounds=2, check_round0=True)
-    assert len(rt.calls) == 12 and result.details["stop_reason"] == "max_rounds"
+    assert len(rt.calls) == 12 and recorded(result)["stop_reason"] == "max_rounds"
 
 
 async def test_an_abstention_breaks_unanimity() -> None:
-    answers = {0: "yes", 1: "yes", ("agent_3", 1): None, 2: "yes"}
+    answers = {1: "yes", 2: "yes", ("agent_3", 2): None, 3: "yes"}
     _rt, result = await run(script(answers), max_rounds=2, retries=0)
-    assert result.details["rounds_executed"] == 2  # round 1 had an abstention: no consensus
-    assert result.details["stop_reason"] == "consensus"
+    assert recorded(result)["rounds_executed"] == 2  # round 2 had an abstention: no consensus
+    assert recorded(result)["stop_reason"] == "consensus"
 
 
 async def test_zero_rounds_is_majority_voting() -> None:
     rt, result = await run(script({**disagree(), "agent_2": "no", "agent_3": "no"}), max_rounds=0)
-    assert len(rt.calls) == 4 and result.details["graphs"] == []
+    assert len(rt.calls) == 4 and recorded(result)["graphs"] == []
     assert result.final == "no"
 
 
@@ -312,37 +318,37 @@ CHOICE = Problem("Pick one.\n\nA) a\nB) b\nC) c\nD) d", Choice(("a", "b", "c", "
 
 
 async def test_last_round_majority_wins_over_earlier_rounds() -> None:
-    answers = {0: "A", ("agent_1", 1): "B", ("agent_2", 1): "B", ("agent_3", 1): "C", ("agent_4", 1): "A"}  # fmt: skip
+    answers = {1: "A", ("agent_1", 2): "B", ("agent_2", 2): "B", ("agent_3", 2): "C", ("agent_4", 2): "A"}  # fmt: skip
     _, result = await run(script(answers), problem=CHOICE)
     assert result.final == "B" and not result.tally.tie
 
 
 async def test_tie_goes_to_lowest_agent_index() -> None:
-    answers = {0: "A", ("agent_1", 1): "C", ("agent_2", 1): "B", ("agent_3", 1): "B", ("agent_4", 1): "C"}  # fmt: skip
+    answers = {1: "A", ("agent_1", 2): "C", ("agent_2", 2): "B", ("agent_3", 2): "B", ("agent_4", 2): "C"}  # fmt: skip
     _rt, result = await run(script(answers), problem=CHOICE)
     assert (result.final, result.tally.tie) == ("C", True)
-    assert result.details["vote"] == {"rule": "majority", "all_distinct": False, "tie": True}
+    assert recorded(result)["vote"] == {"rule": "majority", "all_distinct": False, "tie": True}
 
 
 async def test_tie_break_none_gives_no_answer() -> None:
-    answers = {0: "A", ("agent_1", 1): "C", ("agent_2", 1): "B", ("agent_3", 1): "B", ("agent_4", 1): "C"}  # fmt: skip
+    answers = {1: "A", ("agent_1", 2): "C", ("agent_2", 2): "B", ("agent_3", 2): "B", ("agent_4", 2): "C"}  # fmt: skip
     rt, result = await run(script(answers), problem=CHOICE, tie_break="none")
     assert result.final is None
     assert "tie_break=none" in dict(rt.infos)["vote"]
 
 
 async def test_all_distinct_answers_give_no_answer() -> None:
-    answers = {0: "A", ("agent_1", 1): "A", ("agent_2", 1): "B", ("agent_3", 1): "C", ("agent_4", 1): "D"}  # fmt: skip
+    answers = {1: "A", ("agent_1", 2): "A", ("agent_2", 2): "B", ("agent_3", 2): "C", ("agent_4", 2): "D"}  # fmt: skip
     rt, result = await run(script(answers), problem=CHOICE)
     assert result.final is None
-    assert result.details["vote"]["all_distinct"] is True
+    assert recorded(result)["vote"]["all_distinct"] is True
     assert "every agent answered differently" in dict(rt.infos)["vote"]
 
 
 async def test_medoid_vote_for_free_text() -> None:
     problem = Problem("Name the city.", FreeText())
-    answers = {0: "x", ("agent_1", 1): "Paris France", ("agent_2", 1): "Paris",
-               ("agent_3", 1): "Lyon", ("agent_4", 1): "Paris city"}  # fmt: skip
+    answers = {1: "x", ("agent_1", 2): "Paris France", ("agent_2", 2): "Paris",
+               ("agent_3", 2): "Lyon", ("agent_4", 2): "Paris city"}  # fmt: skip
 
     class WordEmbedder:
         name = "words"
@@ -358,7 +364,7 @@ async def test_medoid_vote_for_free_text() -> None:
         script(answers), problem=problem, embedder=WordEmbedder(), freeform_vote="medoid"
     )
     assert medoid.final == "Paris"
-    assert medoid.details["vote"]["rule"] == "medoid"
+    assert recorded(medoid)["vote"]["rule"] == "medoid"
 
 
 # -- confidences -------------------------------------------------------------------------------------
@@ -366,25 +372,27 @@ async def test_medoid_vote_for_free_text() -> None:
 
 async def test_missing_confidence_counts_as_neutral_and_is_flagged() -> None:
     _, result = await run(script(disagree(), {"agent_2": None, "agent_3": "85%"}))
-    round0 = result.details["turns"][0]
-    assert (round0[1]["stated_confidence"], round0[1]["confidence"]) == (None, 0.5)
-    assert (round0[2]["stated_confidence"], round0[2]["confidence"]) == (0.85, 0.8)
-    assert result.details["graphs"][0]["R"][1] == 0.5
+    initial = recorded(result)["turns"][0]
+    assert (initial[1]["stated_confidence"], initial[1]["confidence"]) == (None, 0.5)
+    assert (initial[2]["stated_confidence"], initial[2]["confidence"]) == (0.85, 0.8)
+    assert recorded(result)["graphs"][0]["R"][1] == 0.5
 
 
 async def test_recalibration_can_be_switched_off() -> None:
     _, result = await run(script(disagree(), golden_confidences()), recalibration=None)
-    assert result.details["graphs"][0]["R"] == pytest.approx([0.95, 0.7, 0.45, 0.1])
+    assert recorded(result)["graphs"][0]["R"] == pytest.approx([0.95, 0.7, 0.45, 0.1])
 
 
 async def test_show_confidence_and_include_self() -> None:
     rt, _ = await run(
         script(disagree(), golden_confidences()), show_confidence=True, include_self=True
     )
-    prompt = last_user(rt.first_call("agent_3", 1))
+    prompt = last_user(rt.first_call("agent_3", 2))
     assert "CONFIDENCE: 0.95" in prompt  # agent_1's line, shown on request
-    assert prompt.index(marker("agent_3", 0)) < prompt.index("--- peer ---")  # own answer first
+    assert prompt.index(marker("agent_3", 1)) < prompt.index("--- peer ---")  # own answer first
     assert prompt.count("--- yours ---") == 1 and prompt.count("--- peer ---") == 1
+    # its own answer and its head's (agent_1)
+    assert rt.first_call("agent_3", 2).asks.shown == ("yes", "no")
 
 
 # -- credibility --------------------------------------------------------------------------------------
@@ -393,20 +401,20 @@ async def test_show_confidence_and_include_self() -> None:
 async def test_chinchilla_credibility_when_every_size_is_known() -> None:
     sizes = (ModelSize(7.61e9, 18e12), ModelSize(8.03e9, 15e12), ModelSize(9.24e9, 8e12), ModelSize(7.24e9, 2e12))  # fmt: skip
     _, result = await run(script(disagree(), golden_confidences()), sizes=sizes)
-    cred = result.details["credibility"]
+    cred = recorded(result)["credibility"]
     assert cred["mode"] == "chinchilla"
     assert cred["C"] == pytest.approx([rules.credibility(s.params, s.tokens) for s in sizes])
-    W = result.details["graphs"][0]["W"]
+    W = recorded(result)["graphs"][0]["W"]
     assert W[0][2] == pytest.approx(cred["C"][0] * 0.8 * 0.4)
 
 
 async def test_partly_known_sizes_fall_back_to_equal_credibility() -> None:
     sizes = (ModelSize(7.61e9, 18e12), None, ModelSize(9.24e9, 8e12), None)
     _, result = await run(script(disagree(), golden_confidences()), sizes=sizes)
-    assert result.details["credibility"] == {
-        "mode": "equal", "C": [1.0] * 4, "unknown": ["agent_2", "agent_4"],
+    assert recorded(result)["credibility"] == {
+        "mode": "equal", "C": [1.0] * 4, "unknown": ["agent_2", "agent_4"], "sizes": [],
     }  # fmt: skip
-    assert result.details["graphs"][0]["heads"] == GOLDEN_HEADS
+    assert recorded(result)["graphs"][0]["heads"] == GOLDEN_HEADS
 
 
 # -- embeddings ------------------------------------------------------------------------------------
@@ -425,9 +433,9 @@ async def test_failing_embedder_is_a_warning_not_a_crash() -> None:
     rt, result = await run(
         script(disagree(), golden_confidences()), embedder=FakeEmbedder(fail=True)
     )
-    [graph] = result.details["graphs"]
+    [graph] = recorded(result)["graphs"]
     assert graph["I"] == [[1.0] * 4] * 4  # cos taken as 0
-    assert "embedding service unreachable" in result.details["warnings"][0]
+    assert "embedding service unreachable" in recorded(result)["warnings"][0]
     assert "warning" in rt.info_titles()
     assert result.final == "yes"
 
@@ -440,7 +448,7 @@ async def test_nan_similarity_counts_as_zero() -> None:
             return np.full((len(texts), 3), np.nan)
 
     _, result = await run(script(disagree()), embedder=NaNEmbedder())
-    [graph] = result.details["graphs"]
+    [graph] = recorded(result)["graphs"]
     assert graph["I"] == [[1.0] * 4] * 4
     assert graph["keep"] == [[int(i != j) for j in range(4)] for i in range(4)]  # equal weights
 
@@ -450,7 +458,7 @@ async def test_zero_embeddings_count_as_no_similarity() -> None:
         return Reply("EXPLANATION: nothing special.\nCONFIDENCE: 0.5\nANSWER: yes", Usage(10, 2))
 
     _, result = await run(unmarked)
-    assert result.details["graphs"][0]["I"] == [[1.0] * 4] * 4
+    assert recorded(result)["graphs"][0]["I"] == [[1.0] * 4] * 4
 
 
 # -- token accounting and the full-mesh counterfactual ----------------------------------------------
@@ -463,18 +471,18 @@ def shown(agent: str, round: int, answer: str) -> str:
 
 async def test_counterfactual_is_the_full_mesh_prompt_size_of_every_call() -> None:
     _, result = await run(script(disagree(), golden_confidences()))
-    context = result.details["context"]
+    context = recorded(result)["context"]
     calls = {(c["agent"], c["round"]): c for c in context["per_call"]}
     answer = disagree()
     for agent in names(4):
-        others = [shown(a, 0, answer[a]) for a in names(4) if a != agent]
+        others = [shown(a, 1, answer[a]) for a in names(4) if a != agent]
         full = len(regeneration_prompt(QUESTION, YesNo(), others))
-        kept = [shown(a, 0, answer[a]) for a in GOLDEN_HEADS[agent]]
+        kept = [shown(a, 1, answer[a]) for a in GOLDEN_HEADS[agent]]
         actual = len(regeneration_prompt(QUESTION, YesNo(), kept))
-        c = calls[(agent, 1)]
+        c = calls[(agent, 2)]
         assert (c["input_tokens"], c["full_mesh_input_tokens"]) == (actual, full)
         assert c["neighbours"] == len(GOLDEN_HEADS[agent])
-        c0 = calls[(agent, 0)]
+        c0 = calls[(agent, 1)]
         assert (
             c0["input_tokens"]
             == c0["full_mesh_input_tokens"]
@@ -490,18 +498,18 @@ async def test_counterfactual_is_the_full_mesh_prompt_size_of_every_call() -> No
 
 
 async def test_counterfactual_of_a_retry_adds_the_same_left_out_text() -> None:
-    _rt, result = await run(script(disagree(), golden_confidences(), unparseable={("agent_3", 1)}))
+    _rt, result = await run(script(disagree(), golden_confidences(), unparseable={("agent_3", 2)}))
     retry = [
         c
-        for c in result.details["context"]["per_call"]
-        if c["agent"] == "agent_3" and c["round"] == 1
+        for c in recorded(result)["context"]["per_call"]
+        if c["agent"] == "agent_3" and c["round"] == 2
     ]
     assert [c["attempt"] for c in retry] == [0, 1]
     assert retry[1]["input_tokens"] > retry[0]["input_tokens"]
     gap = [c["full_mesh_input_tokens"] - c["input_tokens"] for c in retry]
     assert gap[0] == gap[1] > 0
     # the follow-up's confidence line (0.5) replaces the first reply's 0.2
-    assert result.details["turns"][1][2]["stated_confidence"] == 0.5
+    assert recorded(result)["turns"][1][2]["stated_confidence"] == 0.5
 
 
 async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None:
@@ -509,9 +517,9 @@ async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None
     _rt_mdm, mdm = await run(script(answers, golden_confidences()), max_rounds=3)
     rt_full, full = await run(script(answers, golden_confidences()), max_rounds=3, topology="full")
     for agent in names(4):
-        for d in (1, 2, 3):
-            assert last_user(rt_full.first_call(agent, d)).count("--- peer ---") == 3
-    assert all(len(h) == 3 for g in full.details["graphs"] for h in g["heads"].values())
+        for r in (2, 3, 4):
+            assert last_user(rt_full.first_call(agent, r)).count("--- peer ---") == 3
+    assert all(len(h) == 3 for g in recorded(full)["graphs"] for h in g["heads"].values())
 
     def by_call(r):
         return {(c.agent, c.round, c.attempt): c.input_tokens for c in r.calls}
@@ -520,9 +528,9 @@ async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None
     assert mdm_calls.keys() == full_calls.keys()
     assert all(full_calls[k] >= mdm_calls[k] for k in mdm_calls)
     assert sum(full_calls.values()) > sum(mdm_calls.values())
-    assert full.details["context"]["ratio"] == 1.0
+    assert recorded(full)["context"]["ratio"] == 1.0
     # the counterfactual of the sparse run is exactly the full run's cost on this script
-    assert mdm.details["context"]["full_mesh_input_tokens"] == sum(full_calls.values())
+    assert recorded(mdm)["context"]["full_mesh_input_tokens"] == sum(full_calls.values())
 
 
 # -- viewer and records ---------------------------------------------------------------------------
@@ -530,13 +538,15 @@ async def test_full_topology_reads_everyone_and_costs_at_least_as_much() -> None
 
 async def test_every_round_has_a_span_a_graph_and_an_answer_table() -> None:
     rt, _result = await run(script(disagree(), golden_confidences()), max_rounds=2)
-    assert rt.spans == ["round 0", "round 1", "round 2"]
-    assert rt.info_titles() == ["round 0", "graph 1", "round 1", "graph 2", "round 2", "vote"]
+    assert rt.spans == ["round 1", "round 2", "round 3"]
+    assert rt.info_titles() == ["round 1", "graph 2", "round 2", "graph 3", "round 3", "vote"]
     assert all(r.span == f"round {r.call.round}" for r in rt.recorded)
-    graph = dict(rt.infos)["graph 1"]
+    graph = dict(rt.infos)["graph 2"]
     assert "| agent_3 | agent_1 |" in graph  # who reads whom
     assert "| agent_1 | – | 0.080 | **0.320** | **0.400** |" in graph  # W, kept edges in bold
-    answers = dict(rt.infos)["round 1"]
+    assert "the paper's debate round 1" in graph  # the paper's numbering beside the record's
+    assert "the paper's round 0" in dict(rt.infos)["round 1"]
+    answers = dict(rt.infos)["round 2"]
     assert "| agent_1 | no |" in answers
 
 
@@ -546,4 +556,28 @@ async def test_record_round_trips_through_json() -> None:
     assert DebateResult.from_dict(data) == DebateResult.from_dict(result.to_dict())
     assert data["method"] == "cortex"
     assert data["options"]["topology"] == "mdm" and data["options"]["embedder"] == "fake"
-    assert len(data["answers"]) == 12 and data["details"]["rounds_executed"] == 2
+    assert len(data["answers"]) == 12 and data["record"]["rounds_executed"] == 2
+
+
+async def test_rounds_count_the_initial_answers_and_the_stats_read_the_record() -> None:
+    # agent_2 says no at first, then every agent says yes: unanimity in the first debate round
+    answers = {**{(a, 1): ("no" if a == "agent_2" else "yes") for a in names(4)}, 2: "yes"}
+    _, result = await run(script(answers), max_rounds=3)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert DebateResult.from_dict(data) == result
+    record = result.record
+    assert isinstance(record, CortexRecord) and result.to_dict()["record"]["kind"] == "cortex"
+    # the paper's one debate round after its round 0: two answer rounds, one change of answer
+    assert (record.rounds_executed, result.rounds, result.answer_changes()) == (1, 2, 1)
+    assert result.stats()["rounds"] == 2
+    stats = record.stats()
+    input_tokens = sum(c.input_tokens for c in result.calls)
+    assert stats == {
+        "debate_rounds": 1, "consensus": 1, "all_distinct": 0,
+        "edge_density": len(record.graphs[0].edges) / (4 * 3),
+        "input_tokens": input_tokens,
+        "full_mesh_input_tokens": record.context.full_mesh_input_tokens,
+        "context_ratio": input_tokens / record.context.full_mesh_input_tokens,
+        "input_tokens_per_call": input_tokens / 8, "input_tokens_per_agent": input_tokens / 4,
+    }  # fmt: skip
+    assert 0 < stats["edge_density"] < 1 and stats["context_ratio"] < 1

@@ -72,7 +72,7 @@ def test_five_roles_on_five_models_debate_and_are_logged(run) -> None:
     models = {"agent_1": "madsim/x", **FIVE_MODELS}
     for sample in map(resolve_sample_attachments, log.samples):  # long texts are attachments
         record = sample.store[STORE_KEY]
-        details = record["details"]
+        details = record["record"]
         assert record["method"] == "cortex"
         assert details["models"] == models
         assert {(e.role, e.model) for e in model_events(sample)} == set(models.items())
@@ -85,20 +85,20 @@ def test_five_roles_on_five_models_debate_and_are_logged(run) -> None:
         assert all(t["stated_confidence"] is not None for r in details["turns"] for t in r)
         assert len(record["calls"]) == len(model_events(sample)) == 5 * (rounds + 1)
         infos = [e.source for e in sample.events if e.event == "info"]
-        expected = ["round 0"] + [
-            x for d in range(1, rounds + 1) for x in (f"graph {d}", f"round {d}")
+        expected = ["round 1"] + [
+            x for r in range(2, rounds + 2) for x in (f"graph {r}", f"round {r}")
         ]
         assert infos == [*expected, "vote"]
-        graph = next(e.data for e in sample.events if e.event == "info" and e.source == "graph 1")
+        graph = next(e.data for e in sample.events if e.event == "info" and e.source == "graph 2")
         assert "| head → tail |" in graph and "| agent | reads |" in graph
         rounds_of_calls = sorted(enclosing_round(sample, e) for e in model_events(sample))
-        assert rounds_of_calls == sorted(f"round {d}" for d in range(rounds + 1) for _ in AGENTS)
+        assert rounds_of_calls == sorted(f"round {r}" for r in range(1, rounds + 2) for _ in AGENTS)
         # the prompt a model received lists exactly its kept heads
         for event in model_events(sample):
             call_round = int(enclosing_round(sample, event).split()[1])
-            if call_round == 0:
+            if call_round == 1:  # the initial answers read nobody
                 continue
-            heads = details["graphs"][call_round - 1]["heads"][event.role]
+            heads = details["graphs"][call_round - 2]["heads"][event.role]
             prompt = "\n".join(m.text for m in event.input)
             assert prompt.count("--- peer ---") == len(heads)
 
@@ -113,7 +113,7 @@ def test_credibility_by_model_name(run) -> None:
         model_roles=FIVE_MODELS,
         limit=1,
     )
-    cred = log.samples[0].store[STORE_KEY]["details"]["credibility"]
+    cred = log.samples[0].store[STORE_KEY]["record"]["credibility"]
     assert cred["mode"] == "chinchilla"
     assert cred["C"] == pytest.approx(
         [credibility(7.61e9, 18e12), credibility(8.03e9, 15e12), credibility(9.24e9, 8e12),
@@ -141,7 +141,7 @@ def test_cortex_stats_reads_the_saving_against_the_counterfactual(run) -> None:
     log = run(stats_task(), solver=cortex(), model="madsim/x", model_roles=FIVE_MODELS)
     ratios, densities = [], []
     for sample in log.samples:
-        context = sample.store[STORE_KEY]["details"]["context"]
+        context = sample.store[STORE_KEY]["record"]["context"]
         score = sample.scores["cortex_stats"]
         assert (
             score.value["input_tokens"]
@@ -194,8 +194,8 @@ def test_drop_in_multiple_choice_marks_the_choice(run) -> None:
     log = run(task, solver=cortex(agents=3), model=paper_format_mock())
     assert log.results.scores[0].metrics["accuracy"].value == 1.0
     [sample] = log.samples
-    details = sample.store[STORE_KEY]["details"]
-    assert len(model_events(sample)) == 6  # unanimous in round 1: two rounds of three calls
+    details = sample.store[STORE_KEY]["record"]
+    assert len(model_events(sample)) == 6  # unanimous in round 2: 2 x 3 calls
     assert details["stop_reason"] == "consensus"
     assert [t["confidence"] for t in details["turns"][0]] == [0.8, 0.8, 0.8]  # 85% recalibrated
 

@@ -7,19 +7,23 @@ shows, never by call order: calls of one stage run concurrently."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
 
 import pytest
-from scripted import ScriptedRuntime, last_user, transcript_text
+from scripted import ScriptedRuntime, last_user, recorded, transcript_text
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.methods import d3
 from mad_tasks.engine.methods.d3 import PERSONAS, SCORES, VERDICT, Jury, Pair, Swap, single_judge
+from mad_tasks.engine.methods.d3_records import JudgeRecord
 from mad_tasks.engine.methods.more import more
 from mad_tasks.engine.methods.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.requests import DefenceRequest, ScoreRequest, VerdictRequest
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
@@ -41,8 +45,7 @@ def tag(call: Call) -> str:
 
 def good_side(call: Call) -> str:
     """The position where the better answer is shown in this prompt."""
-    a, _ = d3.shown_answers(transcript_text(call))
-    return "A" if GOOD in a else "B"
+    return "A" if GOOD in call.asks.a else "B"
 
 
 def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
@@ -51,11 +54,10 @@ def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
     `vote(call)` (None: no vote). `usage` sets token usage per role."""
 
     def reply(call: Call) -> Reply:
-        prompt = transcript_text(call)
-        kind = d3.prompt_kind(prompt)
-        if kind == "defend":
-            text = f"{tag(call)} {call.agent} (GPT-4) argues for Answer {d3.defended_side(prompt)}."
-        elif kind == "score":
+        asks = call.asks
+        if isinstance(asks, DefenceRequest):
+            text = f"{tag(call)} {call.agent} (GPT-4) argues for Answer {asks.side}."
+        elif isinstance(asks, ScoreRequest):
             s = score(call)
             criteria = "\n".join(f"{i}. [15, 12]" for i in range(1, 7))
             feedback = f"Feedback A: <feedback round {call.round}>\nFeedback B: sharpen it."
@@ -65,13 +67,13 @@ def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
                 text = f"{feedback}\nBoth have merit; I will not score them."
             else:
                 text = f"{criteria}\n{feedback}\nANSWER: ({s[0]}, {s[1]})"
-        elif kind == "vote":
+        elif isinstance(asks, VerdictRequest):
             v = vote(call)
             text = f"As {call.agent} I weighed the record.\n" + (
                 f"ANSWER: {v}" if v else "Undecided."
             )
         else:
-            raise AssertionError(f"not a D3 prompt: {prompt[:100]!r}")
+            raise AssertionError(f"not a D3 call: {asks!r}")
         return Reply(text, (usage or {}).get(call.role, Usage(10, 2)))
 
     return reply
@@ -129,9 +131,10 @@ async def test_more_k3_five_jurors_makes_exactly_fourteen_calls() -> None:
     assert rt.spans == ["advocates", "merge", "judge", "jury"]
     assert rt.info_titles() == ["judge", "jury", "verdict"]
     assert (result.method, result.final, len(result.calls)) == ("more", "A", 14)
-    details = result.details
-    assert (details["rounds"], details["early_stop"], details["calls"]) == (1, None, 14)
-    assert details["tokens"] == 14 * 12
+    stats = result.record.stats()
+    assert (stats["rounds"], stats["early_stop"], stats["calls"]) == (1, None, 14)
+    assert stats["tokens"] == 14 * 12
+    details = recorded(result)
     assert details["position_consistent"] is None
     [hearing] = details["hearings"]
     assert hearing["verdict"]["votes"] == {"A": 3, "B": 2}
@@ -183,7 +186,7 @@ async def test_agent_ids_are_hidden_and_the_pair_is_shown_verbatim() -> None:
     # the question and the answers are what is judged: never altered, a model's name included
     for prompt in prompts_of(rt, "advocate") + prompts_of(rt, "judge") + prompts_of(rt, "juror"):
         assert PAIR.blocks() in prompt
-    assert "claude-v1 wrote this" in result.details["hearings"][0]["transcript"]
+    assert "claude-v1 wrote this" in recorded(result)["hearings"][0]["transcript"]
 
 
 async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> None:
@@ -207,7 +210,7 @@ async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> 
         assert f"<advocate-b-{j} round 1 argument>" in prompt
         assert sum(f"<advocate-{s}-{i} " in prompt for s in "ab" for i in (1, 2, 3)) == 2
     # 2-2 with an abstention: the best totals (95, 90) settle it for A
-    verdict = result.details["hearings"][0]["verdict"]
+    verdict = recorded(result)["hearings"][0]["verdict"]
     assert verdict == {
         "winner": "A",
         "votes": {"A": 2, "B": 2},
@@ -215,7 +218,7 @@ async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> 
         "tiebreak_used": True,
         "judge_gap": 5,
     }
-    assert result.details["unscored"] == 1 and result.details["abstentions"] == 1
+    assert result.record.stats()["unscored"] == 1 and result.record.stats()["abstentions"] == 1
 
 
 # -- SAMRE -----------------------------------------------------------------------------------------
@@ -230,7 +233,7 @@ async def test_samre_stops_at_round_two_when_the_gap_holds() -> None:
     assert len(rt.calls) == 2 * 3 + 5
     assert rt.spans == ["round 1", "round 2", "jury"]
     assert rt.info_titles() == ["round 1", "round 2", "jury", "verdict"]
-    d = result.details
+    d = result.record.stats()
     assert (d["rounds"], d["stop_reasons"], d["early_stop"]) == (2, ["converged"], 1.0)
     assert result.final == "A"
     assert result.options["stopping"] == "signed" and result.options["window"] == 2
@@ -243,7 +246,8 @@ async def test_samre_code_preset_stops_at_round_three() -> None:
     rule = StopRule(stopping="code", window=3, min_rounds=3)
     result = await samre(new_session(rt), PAIR, rule=rule)
     assert len(rt.calls) == 3 * 3 + 5
-    assert (result.details["rounds"], result.details["stop_reasons"]) == (3, ["converged"])
+    stats = result.record.stats()
+    assert (stats["rounds"], stats["stop_reasons"]) == (3, ["converged"])
 
 
 async def test_samre_token_budget_is_measured_from_usage_and_checked_after_the_round() -> None:
@@ -251,7 +255,7 @@ async def test_samre_token_budget_is_measured_from_usage_and_checked_after_the_r
     totals = by_round((80, 70), (100, 70), (120, 70), (70, 90), (99, 6))  # never steady
     rt = ScriptedRuntime(court(totals, JURORS_3_2, usage))
     result = await samre(new_session(rt), PAIR, rule=StopRule(token_budget=2500))
-    d = result.details
+    d = result.record.stats()
     assert (d["rounds"], d["stop_reasons"]) == (3, ["token_budget"])
     assert d["tokens"] == 3 * 1000 + 5 * 2
     assert "3000 tokens so far; stop: token_budget" in rt.infos[2][1]
@@ -260,8 +264,9 @@ async def test_samre_token_budget_is_measured_from_usage_and_checked_after_the_r
 async def test_samre_without_stop_runs_to_the_round_limit() -> None:
     rt = ScriptedRuntime(court(by_round((80, 70), (70, 80), (80, 70)), JURORS_3_2))
     result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3))
-    assert (result.details["rounds"], result.details["stop_reasons"]) == (3, ["max_rounds"])
-    assert result.details["early_stop"] == 0.0
+    stats = result.record.stats()
+    assert (stats["rounds"], stats["stop_reasons"]) == (3, ["max_rounds"])
+    assert stats["early_stop"] == 0.0
 
 
 async def test_samre_advocates_read_only_the_previous_round() -> None:
@@ -302,7 +307,7 @@ async def test_the_jury_reads_every_round() -> None:
         assert f"<advocate-a round {r} argument>" in juror
     assert "Scores: A 70, B 80" in juror
     assert "ANSWER: (" not in juror  # the judge's totals line never rivals the juror's own
-    assert result.details["hearings"][0]["transcript"] in juror
+    assert recorded(result)["hearings"][0]["transcript"] in juror
 
 
 async def test_samre_summaries_replace_the_defences() -> None:
@@ -312,7 +317,7 @@ async def test_samre_summaries_replace_the_defences() -> None:
     judge = transcript_text(rt.first_call("judge", 1))
     assert "<advocate-a round 1 summary>" in judge and "round 1 argument>" not in judge
     assert "<advocate-a round 1 summary>" in transcript_text(rt.first_call("advocate_b", 2))
-    assert "round 1 argument>" not in result.details["hearings"][0]["transcript"]
+    assert "round 1 argument>" not in recorded(result)["hearings"][0]["transcript"]
 
 
 async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() -> None:
@@ -320,7 +325,7 @@ async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() ->
     rt = ScriptedRuntime(court(by_round((80, 70), (70, 75)), jurors))
     result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2))
     assert [c.attempt for c in rt.calls_of("juror_5")] == [0, 1]  # followed up once, then abstains
-    verdict = result.details["hearings"][0]["verdict"]
+    verdict = recorded(result)["hearings"][0]["verdict"]
     assert (verdict["winner"], verdict["tiebreak_used"], verdict["judge_gap"]) == ("A", True, 5)
     assert result.final == "A"
     # the final round alone would have said B
@@ -342,7 +347,7 @@ async def test_a_tied_jury_and_a_tied_judge_give_a_tie() -> None:
 async def test_jurors_alone_never_decide_for_b_by_default() -> None:
     rt = ScriptedRuntime(court(fixed(70, 90), lambda call: None))  # every juror abstains
     result = await more(new_session(rt, retries=0), PAIR, advocates=1)
-    verdict = result.details["hearings"][0]["verdict"]
+    verdict = recorded(result)["hearings"][0]["verdict"]
     assert verdict["abstentions"] == 5 and verdict["tiebreak_used"]
     assert result.final == "B"  # from the judge's gap (-20), not from the abstentions
 
@@ -352,10 +357,10 @@ async def test_an_unreadable_court_abstains_never_ties(method: str) -> None:
     rt = ScriptedRuntime(court(lambda call: None, lambda call: None))
     run = {"more": more, "samre": samre, "single": single_judge}[method]
     result = await run(new_session(rt, retries=0), PAIR)
-    assert (result.final, result.details["verdict"]) == (None, None)
-    [hearing] = result.details["hearings"]
+    assert (result.final, recorded(result)["verdict"]) == (None, None)
+    [hearing] = recorded(result)["hearings"]
     assert hearing["verdict"]["winner"] is None
-    assert rt.infos[-1] == ("verdict", d3.verdict_report(result.details))
+    assert rt.infos[-1] == ("verdict", d3.verdict_report(result.record))
     assert "no verdict (abstained)" in rt.infos[-1][1]
 
 
@@ -365,15 +370,15 @@ async def test_a_swap_with_one_unreadable_order_abstains() -> None:
 
     rt = ScriptedRuntime(court(reversed_unreadable((90, 70)), reversed_unreadable("A")))
     result = await more(new_session(rt, retries=0), PAIR, advocates=1, swap=Swap(True))
-    assert [h["verdict"]["winner"] for h in result.details["hearings"]] == ["A", None]
-    assert (result.final, result.details["position_consistent"]) == (None, None)
+    assert [h["verdict"]["winner"] for h in recorded(result)["hearings"]] == ["A", None]
+    assert (result.final, recorded(result)["position_consistent"]) == (None, None)
 
 
 async def test_no_jury_lets_the_judge_decide() -> None:
     rt = ScriptedRuntime(court(by_round((60, 70), (70, 72)), JURORS_3_2))
     result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(size=0))
     assert not any(c.role == "juror" for c in rt.calls)
-    assert result.final == "B" and result.details["hearings"][0]["verdict"]["judge_gap"] == -12
+    assert result.final == "B" and recorded(result)["hearings"][0]["verdict"]["judge_gap"] == -12
 
 
 # -- the position swap -----------------------------------------------------------------------------
@@ -391,10 +396,10 @@ async def test_a_court_that_favours_the_first_position_is_inconsistent() -> None
     assert any(c.agent.startswith("swapped/") for c in rt.calls)
     swapped_judge = transcript_text(rt.first_call("swapped/judge", 1))
     assert swapped_judge.index("Sydney") < swapped_judge.index("Canberra")  # really reversed
-    d = result.details
+    d = recorded(result)
     assert [h["verdict"]["winner"] for h in d["hearings"]] == ["A", "A"]
     assert (result.final, d["position_consistent"]) == ("tie", False)
-    assert d["calls"] == 20 and len(result.calls) == 20
+    assert result.record.stats()["calls"] == 20 and len(result.calls) == 20
 
 
 async def test_the_gap_resolution_sums_the_judges_gaps_over_both_orders() -> None:
@@ -408,15 +413,15 @@ async def test_the_gap_resolution_sums_the_judges_gaps_over_both_orders() -> Non
         new_session(rt), PAIR, advocates=1, jury=Jury(size=0), swap=Swap(True, "gap")
     )
     # as given: +30 for A; reversed: +10 for the first position (B) -> -10 for A; sum +20
-    assert [h["verdict"]["judge_gap"] for h in result.details["hearings"]] == [30, 10]
-    assert (result.final, result.details["position_consistent"]) == ("A", False)
+    assert [h["verdict"]["judge_gap"] for h in recorded(result)["hearings"]] == [30, 10]
+    assert (result.final, recorded(result)["position_consistent"]) == ("A", False)
 
 
 async def test_a_court_that_follows_the_answers_is_consistent() -> None:
     rt = ScriptedRuntime(court(fixed(80, 80), good_side))
     result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), swap=Swap(True))
-    assert [h["verdict"]["winner"] for h in result.details["hearings"]] == ["A", "B"]
-    assert (result.final, result.details["position_consistent"]) == ("A", True)
+    assert [h["verdict"]["winner"] for h in recorded(result)["hearings"]] == ["A", "B"]
+    assert (result.final, recorded(result)["position_consistent"]) == ("A", True)
 
 
 # -- the single judge ------------------------------------------------------------------------------
@@ -431,7 +436,8 @@ async def test_single_judge_is_one_call_on_the_same_criteria() -> None:
     assert "Canberra" in prompt and "Sydney" in prompt and "claude-v1 wrote this" in prompt
     for criterion in d3.CRITERIA:
         assert criterion in prompt
-    assert (result.method, result.final, result.details["rounds"]) == ("single_judge", "B", 1)
+    rounds = result.record.stats()["rounds"]
+    assert (result.method, result.final, rounds) == ("single_judge", "B", 1)
     assert rt.spans == ["judge"] and rt.info_titles() == ["judge", "verdict"]
 
 
@@ -439,7 +445,7 @@ async def test_single_judge_without_totals_abstains_after_the_follow_up() -> Non
     rt = ScriptedRuntime(court(lambda call: None, JURORS_3_2))
     result = await single_judge(new_session(rt), PAIR)
     assert [c.attempt for c in rt.calls] == [0, 1]
-    assert (result.final, result.details["unscored"]) == (None, 1)
+    assert (result.final, result.record.stats()["unscored"]) == (None, 1)
 
 
 async def test_single_judge_swap_makes_two_calls() -> None:
@@ -448,14 +454,14 @@ async def test_single_judge_swap_makes_two_calls() -> None:
     )
     result = await single_judge(new_session(rt), PAIR, Swap(True))
     assert len(rt.calls) == 2
-    assert (result.final, result.details["position_consistent"]) == ("A", True)
+    assert (result.final, recorded(result)["position_consistent"]) == ("A", True)
 
 
 async def test_judge_replies_are_parsed_strictly() -> None:
     echo = "Like the example ANSWER: (95, 87) says...\n1. [15, 12]\nANSWER: (130, 20)"
     rt = ScriptedRuntime(court(lambda call: echo if call.attempt == 0 else (60, 80), JURORS_3_2))
     result = await single_judge(new_session(rt), PAIR)
-    [evaluation] = result.details["hearings"][0]["evaluations"]
+    [evaluation] = recorded(result)["hearings"][0]["evaluations"]
     assert evaluation["scores"] == (60, 80)
     assert evaluation["attempts"] == 2 and result.final == "B"
 
@@ -468,3 +474,23 @@ async def test_every_call_has_a_role_of_the_court(method: str) -> None:
     assert {c.role for c in rt.calls} <= {"advocate", "judge", "juror"}
     assert set(result.tokens_by_role()) == {c.role for c in rt.calls}
     assert all(re.fullmatch(r"[a-z_/0-9]+", c.agent) for c in rt.calls)
+
+
+async def test_judge_records_round_trip_and_rounds_are_the_debate_rounds() -> None:
+    rt = ScriptedRuntime(court(by_round((80, 70), (70, 80), (80, 70)), JURORS_3_2))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=3), swap=Swap(True))
+    assert DebateResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+    record = result.record
+    assert isinstance(record, JudgeRecord) and result.to_dict()["record"]["kind"] == "judge"
+    # each judge's totals changed in both later rounds; the jurors voted once, after round 3
+    assert (result.rounds, result.answer_changes()) == (3, 2 * 2)
+    assert record.stats() == {
+        "verdict": result.final, "abstained": False, "rounds": 3, "early_stop": 0.0,
+        # per order: 3 rounds of 2 defences and a judge's scores, then 5 jurors; 12 tokens a call
+        "stop_reasons": ["max_rounds", "max_rounds"], "tokens": 2 * 14 * 12, "calls": 2 * 14,
+        "position_consistent": record.position_consistent, "unscored": 0, "abstentions": 0,
+    }  # fmt: skip
+
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    once = await more(new_session(rt), PAIR)
+    assert (once.rounds, once.answer_changes(), once.record.stats()["rounds"]) == (1, 0, 1)

@@ -20,9 +20,10 @@ from inspect_ai.solver import TaskState
 from testdata import MT_BENCH_PAIRS, shared
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
-from mad_tasks.engine.judge_options import stop_rule
-from mad_tasks.engine.methods import d3
+from mad_tasks.engine.judge_options import SamreOptions
 from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.requests import DefenceRequest, Request, ScoreRequest, VerdictRequest
+from mad_tasks.inspect_runtime import current_call
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.judges import more_judge, samre_judge
@@ -79,7 +80,7 @@ def test_judges_on_mt_bench_pairs(run, solver, calls: int | None, spans: list[st
         assert sample.output.completion == f"ANSWER: {record['final']}"
         assert record["final"] in ("A", "B", "tie")
         model_calls = events(sample, "model")
-        assert len(model_calls) == (calls or record["details"]["calls"])
+        assert len(model_calls) == (calls or len(record["calls"]))
         assert {e.role for e in model_calls} <= {"advocate", "judge", "juror"}
         names = [e.name for e in events(sample, "span_begin")]
         assert all(name in names for name in spans)
@@ -140,15 +141,27 @@ def mock(reply: Callable[[str], str]) -> Model:
     return get_model("mockllm/model", custom_outputs=output)
 
 
+def asked() -> Request | None:
+    """What the call in flight asks for: the engine's description of it, which any model sees."""
+    call = current_call.get()
+    return call.asks if call else None
+
+
+def in_court() -> bool:
+    """Whether the call in flight is an advocate's, the judge's or a juror's."""
+    return isinstance(asked(), (DefenceRequest, ScoreRequest, VerdictRequest))
+
+
 def court_reply(prefer: Callable[[str, str, str], str]) -> Callable[[str], str]:
     """A judge and jury that prefer `prefer(answer shown first, answer shown second, prompt)`."""
 
     def reply(prompt: str) -> str:
-        kind = d3.prompt_kind(prompt)
-        if kind == "defend":
-            return f"Answer {d3.defended_side(prompt)} is the better one."
-        side = prefer(*d3.shown_answers(prompt), prompt)
-        if kind == "score":
+        asks = asked()
+        if isinstance(asks, DefenceRequest):
+            return f"Answer {asks.side} is the better one."
+        assert isinstance(asks, (ScoreRequest, VerdictRequest))
+        side = prefer(asks.a, asks.b, prompt)
+        if isinstance(asks, ScoreRequest):
             return "ANSWER: (90, 70)" if side == "A" else "ANSWER: (70, 90)"
         return f"Juror reasoning.\nANSWER: {side}"
 
@@ -166,7 +179,7 @@ def test_position_bias_gives_zero_consistency_and_ties(run) -> None:
     m = metrics(log, "judge_agreement")
     assert (m["position_consistency"], m["tie_rate"], m["accuracy"]) == (0.0, 1.0, 0.0)
     for sample in log.samples:
-        assert sample.store[STORE_KEY]["details"]["position_consistent"] is False
+        assert sample.store[STORE_KEY]["record"]["position_consistent"] is False
         assert {e.name for e in events(sample, "span_begin")} >= {"order AB", "order BA"}
 
 
@@ -258,7 +271,7 @@ def test_reference_from_a_metadata_field(run) -> None:
 
 def unreadable(prompt: str) -> str:
     """Advocates argue; the judge and the jurors never give anything readable."""
-    if d3.prompt_kind(prompt) == "defend":
+    if isinstance(asked(), DefenceRequest):
         return "Answer A has merit."
     return "Both answers have merit; I cannot decide."
 
@@ -293,7 +306,7 @@ def test_an_unreadable_debate_judge_grades_zero_never_a_tie(run, make) -> None:
         solver=single(answer_format="text"),
         scorer=scorer,
     )
-    log = run(task, model=mock(lambda p: unreadable(p) if d3.prompt_kind(p) else "ANSWER: hi"))
+    log = run(task, model=mock(lambda p: unreadable(p) if in_court() else "ANSWER: hi"))
     for sample in log.samples:
         graded = sample.scores[name]
         assert (graded.value, graded.answer, graded.metadata["verdict"]) == (0.0, "abstained", None)
@@ -312,7 +325,7 @@ def test_an_empty_output_grades_zero_without_a_hearing(run, make) -> None:
     court_prompts: list[str] = []
 
     def reply(prompt: str) -> str:
-        if d3.prompt_kind(prompt) is None:  # the model under test: no readable answer
+        if not in_court():  # the model under test: no readable answer
             return "I am not sure."
         court_prompts.append(prompt)
         return court_reply(first_shown)(prompt)
@@ -339,7 +352,7 @@ def test_the_judge_scorers_show_the_question_and_answers_verbatim(run) -> None:
     seen: list[str] = []
 
     def reply(prompt: str) -> str:
-        if d3.prompt_kind(prompt) is None:  # the model under test
+        if not in_court():  # the model under test
             return "ANSWER: A language model predicts words."
         seen.append(prompt)
         return court_reply(first_shown)(prompt)
@@ -580,6 +593,6 @@ def test_a_missing_reference_field_fails_the_sample_naming_the_option(tmp_path: 
 
 
 def test_the_code_preset_sets_its_own_window_unless_told() -> None:
-    rule = stop_rule("solver", 5, "code", None, None, None, None, None)
+    rule = SamreOptions(stopping="code").rule
     assert (rule.window, rule.min_rounds, rule.eps) == (3, 3, 5.0)
-    assert stop_rule("solver", 5, "code", 2.0, 4, None, None, None).window == 4
+    assert SamreOptions(stopping="code", eps=2.0, window=4).rule.window == 4

@@ -13,12 +13,20 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pytest
-from scripted import ScriptedRuntime, last_user, transcript_text
+from scripted import ScriptedRuntime, last_user, recorded, transcript_text
 
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.methods import decision_prompts as prompts
 from mad_tasks.engine.methods.decision import DecisionConfig, decision_debate
+from mad_tasks.engine.methods.decision_records import DecidedAt, DecisionRecord
 from mad_tasks.engine.protocols.voting import BallotRules
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.requests import (
+    AnswerRequest,
+    BallotRequest,
+    ExtractRequest,
+    ReasoningRequest,
+)
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
 
@@ -110,7 +118,7 @@ async def test_majority_and_supermajority_stop_after_the_first_agreement(protoco
     assert speakers(rt) == [("agent_1", 1), ("agent_2", 1)]  # agent_3 is never called
     assert len(rt.calls) == 2  # marked answers: no extraction call
     assert result.final == "A"
-    d = result.details
+    d = recorded(result)
     assert d["decision_success"] is True
     assert d["decided_at"] == {"turn": 1, "after": "agent_2"}
     assert (d["turns_used"], d["winner_agent"], d["fallback_used"]) == (1, "agent_1", None)
@@ -136,7 +144,7 @@ async def test_unanimity_needs_every_agent_in_a_row() -> None:
     assert speakers(rt)[-2:] == [("agent_1", 2), ("agent_2", 2)]
     assert len(speakers(rt)) == 5
     assert result.final == "B"
-    d = result.details
+    d = recorded(result)
     assert d["decided_at"] == {"turn": 2, "after": "agent_2"}
     assert [c["count"] for c in d["consensus_checks"]] == [1, 2, 1, 2, 3]
     assert [c["decided"] for c in d["consensus_checks"]] == [False] * 4 + [True]
@@ -150,8 +158,8 @@ async def test_unanimity_needs_every_agent_in_a_row() -> None:
 async def test_disagreement_and_silence_are_not_agreement(reply: str) -> None:
     script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): f"{reply}\nANSWER: A"})
     rt, result = await debate(script, protocol="majority", max_turns=1)
-    assert result.details["transcript"][1]["agreement"] is False
-    assert result.details["transcript"][1]["kind"] == "disagree"
+    assert recorded(result)["transcript"][1]["agreement"] is False
+    assert recorded(result)["transcript"][1]["kind"] == "disagree"
     assert len(speakers(rt)) == 3  # no stop after agent_2
 
 
@@ -163,7 +171,7 @@ async def test_consensus_never_reached_falls_back_to_the_latest_proposal() -> No
     rt, result = await debate(Script(turn), protocol="unanimity", max_turns=3)
 
     assert len(speakers(rt)) == 9 and len(rt.calls) == 9
-    d = result.details
+    d = recorded(result)
     assert d["decision_success"] is False
     assert (d["fallback_used"], d["decided_at"], d["turns_used"]) == ("latest_proposal", None, 3)
     assert result.final == "ABC"[(3 + 3) % 3]  # agent_3's turn-3 proposal
@@ -175,7 +183,7 @@ async def test_agreeing_message_keeps_the_solution_it_agreed_with() -> None:
     # agent_2 says [AGREE] but its answer line names another option: the agreement counts
     script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "C", "[AGREE]")})
     _, result = await debate(script, protocol="majority")
-    t = result.details["transcript"]
+    t = recorded(result)["transcript"]
     assert (t[1]["solution"], t[1]["extraction"]) == ("A", "none")
     assert result.final == "A"
 
@@ -188,8 +196,8 @@ async def test_strict_reads_more_than_the_threshold() -> None:
     })  # fmt: skip
     _, loose = await debate(script, protocol="majority", agents=4)
     _, strict = await debate(script, protocol="majority", agents=4, strict=True)
-    assert loose.details["decided_at"] == {"turn": 1, "after": "agent_2"}
-    assert strict.details["decided_at"] == {"turn": 1, "after": "agent_3"}
+    assert recorded(loose)["decided_at"] == {"turn": 1, "after": "agent_2"}
+    assert recorded(strict)["decided_at"] == {"turn": 1, "after": "agent_3"}
 
 
 # -- voting (spec 9, cases 6-9) --------------------------------------------------------------------
@@ -213,12 +221,15 @@ async def test_simple_vote_after_turn_three() -> None:
     assert len(by_purpose(rt, "discussion")) == 9
     assert len(by_purpose(rt, "vote")) == 3 and {c.round for c in by_purpose(rt, "vote")} == {3}
     assert len(rt.calls) == 12
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert (vote["turn"], vote["tally"], vote["winner"], vote["tie"]) == (3, [2, 1, 0], 0, False)
     assert [c["answer"] for c in vote["candidates"]] == ["A", "B", "C"]
     assert [b["parsed"] for b in vote["ballots"]] == [0, 0, 1]
+    assert {c.asks for c in by_purpose(rt, "vote")} == {
+        BallotRequest(CHOICE.fmt, ("A", "B", "C"), BallotRules("simple", 3))
+    }
     assert result.final == "A"
-    d = result.details
+    d = recorded(result)
     assert (d["decided_at"], d["decision_success"], d["winner_agent"]) == (
         {"turn": 3, "after": "vote"}, True, "agent_1",
     )  # fmt: skip
@@ -236,18 +247,18 @@ async def test_simple_vote_tie_runs_another_turn_then_votes_again() -> None:
     rt, result = await debate(script, protocol="simple")
 
     assert len(by_purpose(rt, "discussion", 4)) == 3 and not by_purpose(rt, "discussion", 5)
-    first, second = result.details["votes"]
+    first, second = recorded(result)["votes"]
     assert (first["tally"], first["winner"], first["tie"]) == ([1, 1, 1], None, True)
     assert (second["turn"], second["tally"], second["winner"]) == (4, [1, 2, 0], 1)
     assert result.final == "B"
-    assert result.details["decided_at"] == {"turn": 4, "after": "vote"}
+    assert recorded(result)["decided_at"] == {"turn": 4, "after": "vote"}
     assert len(rt.calls) == 12 + 3 + 3
 
 
 async def test_ranked_vote_uses_borda_points() -> None:
     script = Script(three_candidates, ballots(3, "0 1 2", "1 0 2", "0 2 1"))
     _, result = await debate(script, protocol="ranked")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert (vote["tally"], vote["winner"]) == ([8, 6, 4], 0)
     assert [b["parsed"] for b in vote["ballots"]] == [[0, 1, 2], [1, 0, 2], [0, 2, 1]]
 
@@ -259,9 +270,9 @@ async def test_cumulative_vote_worked_example_of_the_paper() -> None:
         ballots(3, '{"1": 9, "2": 1}', '{"0": 2, "1": 4, "2": 4}', '{"0": 1, "1": 2, "2": 7}'),
     )
     _, result = await debate(script, protocol="cumulative")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert (vote["tally"], vote["winner"]) == ([3, 15, 12], 1)
-    assert result.final == "B" and result.details["winner_agent"] == "agent_2"
+    assert result.final == "B" and recorded(result)["winner_agent"] == "agent_2"
 
 
 async def test_cumulative_sum_of_nine_is_asked_again() -> None:
@@ -271,7 +282,7 @@ async def test_cumulative_sum_of_nine_is_asked_again() -> None:
         | {("agent_3", 3): ['{"1": 4, "2": 5}', 'Fine: {"1": 5, "2": 5}']},
     )
     rt, result = await debate(script, protocol="cumulative")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     third = vote["ballots"][2]
     assert third["retries"] == 1 and third["parsed"] == [0, 5, 5]
     assert third["raw"] == ['{"1": 4, "2": 5}', 'Fine: {"1": 5, "2": 5}']
@@ -291,7 +302,7 @@ async def test_ten_invalid_replies_drop_the_ballot() -> None:
     assert (
         len([c for c in by_purpose(rt, "vote", 3) if c.agent == "agent_3"]) == 11
     )  # 1 + 10 retries
-    vote = result.details["votes"][0]
+    vote = recorded(result)["votes"][0]
     assert vote["ballots"][2]["parsed"] is None and vote["invalid"] == 1
     assert (vote["tally"], vote["tie"], vote["winner"]) == ([10, 10, 0], True, None)
 
@@ -300,7 +311,7 @@ async def test_approval_ties_until_the_end_then_the_first_agent_answers() -> Non
     script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
     rt, result = await debate(script, protocol="approval")
 
-    d = result.details
+    d = recorded(result)
     assert [v["turn"] for v in d["votes"]] == [3, 4, 5]
     assert all(v["tally"] == [3, 3, 3] and v["tie"] for v in d["votes"])
     assert (d["decision_success"], d["fallback_used"], d["winner_agent"]) == (
@@ -314,7 +325,7 @@ async def test_approval_with_a_clear_winner() -> None:
     _, result = await debate(
         Script(three_candidates, ballots(3, "0,1", "1", "1")), protocol="approval"
     )
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert (vote["tally"], vote["winner"]) == ([1, 3, 0], 1)
 
 
@@ -322,7 +333,7 @@ async def test_no_decision_none_leaves_the_sample_without_answer() -> None:
     script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
     _, result = await debate(script, protocol="approval", no_decision="none")
     assert result.final is None
-    assert result.details["fallback_used"] == "none"
+    assert recorded(result)["fallback_used"] == "none"
 
 
 def agent_2_unsure(agent: str, t: int) -> str:
@@ -333,7 +344,7 @@ def agent_2_unsure(agent: str, t: int) -> str:
 async def test_an_agent_without_a_solution_is_no_candidate() -> None:
     # every voter picks "Solution 1": agent_3's answer, not an empty candidate for agent_2
     rt, result = await debate(Script(agent_2_unsure, ballots(3, "1", "1", "1")), protocol="simple")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert [(c["index"], c["answer"], c["agents"]) for c in vote["candidates"]] == [
         (0, "A", ["agent_1"]),
         (1, "C", ["agent_3"]),
@@ -342,13 +353,13 @@ async def test_an_agent_without_a_solution_is_no_candidate() -> None:
     ballot = last_user(by_purpose(rt, "vote")[0])
     assert "Solution 1: C) gamma" in ballot and "Solution 2" not in ballot
     assert "no solution" not in ballot
-    assert (result.final, result.details["winner_agent"]) == ("C", "agent_3")
-    assert result.details["decision_success"] is True
+    assert (result.final, recorded(result)["winner_agent"]) == ("C", "agent_3")
+    assert recorded(result)["decision_success"] is True
 
 
 async def test_no_agent_with_a_solution_means_no_decision_and_no_answer() -> None:
     rt, result = await debate(Script(lambda agent, t: msg(f"{agent} t{t}", None)))
-    d = result.details
+    d = recorded(result)
     assert [v["candidates"] for v in d["votes"]] == [[], [], []]  # votes after turns 3, 4, 5
     assert not by_purpose(rt, "vote")  # nothing to vote on: no ballots asked
     assert result.final is None
@@ -364,7 +375,7 @@ async def test_the_first_agent_fallback_without_its_solution_abstains() -> None:
 
     script = Script(turn, {(a, t): "0, 1" for a in AGENTS for t in range(1, 6)})
     _, result = await debate(script, protocol="approval")
-    d = result.details
+    d = recorded(result)
     assert all(v["tie"] for v in d["votes"])
     assert (result.final, d["decision_success"], d["winner_agent"]) == (None, False, None)
 
@@ -375,7 +386,7 @@ async def test_messy_ballots_from_a_small_model_are_read() -> None:
         ballots(3, "I vote for solution 1.", "1, because it names the right option", "Solution 2"),
     )
     _, result = await debate(script, protocol="simple")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert [b["parsed"] for b in vote["ballots"]] == [1, 1, 2]
     assert [b["retries"] for b in vote["ballots"]] == [0, 0, 0]
 
@@ -384,8 +395,8 @@ async def test_all_digits_parse_rejects_two_numbers() -> None:
     script = Script(three_candidates, ballots(3, "0", "0", ["1 or 2", "1"]))
     _, first = await debate(script, protocol="simple")
     _, digits = await debate(script, protocol="simple", simple_parse="all_digits")
-    assert first.details["votes"][0]["ballots"][2]["parsed"] == 1  # first number: "1 or 2" -> 1
-    third = digits.details["votes"][0]["ballots"][2]
+    assert recorded(first)["votes"][0]["ballots"][2]["parsed"] == 1  # first number: "1 or 2" -> 1
+    third = recorded(digits)["votes"][0]["ballots"][2]
     assert (third["parsed"], third["retries"]) == (1, 1)  # "12" is out of range: asked again
 
 
@@ -396,11 +407,12 @@ async def test_dedupe_merges_identical_candidates() -> None:
 
     script = Script(two_answers, ballots(3, "1", "1", "0"))
     _, result = await debate(script, protocol="simple", dedupe=True)
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert [(c["answer"], c["agents"]) for c in vote["candidates"]] == [
         ("A", ["agent_1", "agent_3"]), ("B", ["agent_2"]),
     ]  # fmt: skip
-    assert (vote["tally"], result.final, result.details["winner_agent"]) == ([1, 2], "B", "agent_2")
+    winner = recorded(result)["winner_agent"]
+    assert (vote["tally"], result.final, winner) == ([1, 2], "B", "agent_2")
 
 
 async def test_solution_counting_asks_for_no_ballots() -> None:
@@ -410,7 +422,7 @@ async def test_solution_counting_asks_for_no_ballots() -> None:
 
     rt, result = await debate(Script(answers), protocol="counting")
     assert not by_purpose(rt, "vote")
-    [vote] = result.details["votes"]
+    [vote] = recorded(result)["votes"]
     assert [(c["answer"], c["agents"]) for c in vote["candidates"]] == [
         ("B", ["agent_1"]), ("C", ["agent_2", "agent_3"]),
     ]  # fmt: skip
@@ -424,7 +436,7 @@ async def test_solution_counting_tie_runs_another_turn() -> None:
         return msg(f"{agent} t{t}", held, signal)
 
     _, result = await debate(Script(answers), protocol="counting")
-    first, second = result.details["votes"]
+    first, second = recorded(result)["votes"]
     assert (first["tie"], second["turn"], second["winner"]) == (True, 4, 0)
     assert result.final == "A"
 
@@ -441,7 +453,7 @@ async def test_one_message_costs_one_call_marked_and_two_with_extraction() -> No
         ("agent_1", "discussion"), ("agent_1", "extract"), ("agent_2", "discussion"),
         ("agent_2", "extract"),
     ]  # fmt: skip
-    assert [c["calls"] for c in result.details["transcript"]] == [2, 2]
+    assert [c["calls"] for c in recorded(result)["transcript"]] == [2, 2]
     assert result.options["extraction"] == "call"
 
 
@@ -456,11 +468,11 @@ async def test_marked_mode_falls_back_to_extraction_only_when_the_answer_is_miss
     assert [(c.agent, c.purpose) for c in rt.calls] == [
         ("agent_1", "discussion"), ("agent_1", "extract"), ("agent_2", "discussion"),
     ]  # fmt: skip
-    first = result.details["transcript"][0]
+    first = recorded(result)["transcript"][0]
     assert (first["solution"], first["extraction"], first["calls"]) == ("A", "call", 2)
     extract = by_purpose(rt, "extract")[0]
     assert "I would go with A) alpha" in last_user(extract)
-    assert prompts.EXTRACT_REQUEST in last_user(extract)
+    assert extract.asks == ExtractRequest(CHOICE.fmt, script.discussion[("agent_1", 1)])
 
 
 async def test_one_vote_costs_n_ballots_marked_and_2n_calls_with_extraction() -> None:
@@ -469,7 +481,7 @@ async def test_one_vote_costs_n_ballots_marked_and_2n_calls_with_extraction() ->
     assert len(by_purpose(rt, "vote")) == 3 and not by_purpose(rt, "candidate")
     rt, result = await debate(script, protocol="simple", extraction="call")
     assert len(by_purpose(rt, "candidate", 3)) == 3 and len(by_purpose(rt, "vote", 3)) == 3
-    assert [c["answer"] for c in result.details["votes"][0]["candidates"]] == ["A", "B", "C"]
+    assert [c["answer"] for c in recorded(result)["votes"][0]["candidates"]] == ["A", "B", "C"]
     # the candidates are extracted together, then the ballots are cast together
     assert rt.gathered == [3, 3]
 
@@ -501,14 +513,14 @@ async def test_personas_are_made_in_sequence_each_seeing_the_earlier_ones() -> N
     assert "- Historian: dates and events" in last_user(made[1])
     assert "- Chemist: reactions" in last_user(made[2])
     assert rt.spans[0] == "personas" and rt.info_titles()[0] == "personas"
-    assert result.details["personas"]["agent_1"] == {
+    assert recorded(result)["personas"]["agent_1"] == {
         "role": "Historian", "description": "dates and events", "generated": True,
     }  # fmt: skip
     # the persona frames its agent and names it to the others
     a2 = next(c for c in by_purpose(rt, "discussion", 1) if c.agent == "agent_2")
     assert "Your role: Chemist (reactions)" in a2.messages[0].content
     assert "Historian: <agent_1 t1>" in last_user(a2)
-    assert [t["persona"] for t in result.details["transcript"][:3]] == [
+    assert [t["persona"] for t in recorded(result)["transcript"][:3]] == [
         "Historian", "Chemist", "Expert 3",
     ]  # fmt: skip
     ballot = next(c for c in by_purpose(rt, "vote") if c.agent == "agent_1")
@@ -522,7 +534,7 @@ async def test_an_unreadable_persona_is_retried_then_a_plain_participant() -> No
     )
     rt, result = await debate(script, protocol="majority", personas="expert")
     assert len([c for c in by_purpose(rt, "persona") if c.agent == "agent_2"]) == 3  # retries=2
-    assert result.details["personas"]["agent_2"] == {
+    assert recorded(result)["personas"]["agent_2"] == {
         "role": "Participant 2", "description": "", "generated": False,
     }  # fmt: skip
 
@@ -561,6 +573,7 @@ async def test_memory_prompt_shows_own_messages_as_replies_and_others_by_name() 
     current = "ABC"[(1 + 2) % 3]  # agent_1's turn-2 proposal
     assert f"{prompts.CURRENT} {current}) " in call.messages[1].content
     assert prompts.AGREE_REQUEST in last_user(call)
+    assert call.asks == AnswerRequest(CHOICE.fmt, current=current, agreement=True)
     assert last_user(call).endswith(prompts.STEP_BY_STEP)
 
 
@@ -576,8 +589,8 @@ async def test_aad_drafts_alone_in_turn_one_then_discusses_the_last_draft() -> N
     first = next(c for c in by_purpose(rt, "discussion", 2) if c.agent == "agent_1")
     assert f"{prompts.CURRENT} {a3_draft})" in transcript_text(first)
     assert all(f"<{a} t1>" in transcript_text(first) for a in AGENTS)  # and all drafts
-    assert [t["kind"] for t in result.details["transcript"][:3]] == ["draft"] * 3
-    assert [t["agreement"] for t in result.details["transcript"][:3]] == [None] * 3
+    assert [t["kind"] for t in recorded(result)["transcript"][:3]] == ["draft"] * 3
+    assert [t["agreement"] for t in recorded(result)["transcript"][:3]] == [None] * 3
     assert result.method == "aad"
 
 
@@ -587,15 +600,15 @@ async def test_aad_draft_containing_agree_is_still_a_proposal() -> None:
          ("agent_3", 1): msg("a3", "B"), ("agent_1", 2): msg("a1 t2", "B", "[AGREE]")}
     )  # fmt: skip
     _, result = await debate(script, protocol="majority", all_agents_draft=True)
-    assert result.details["decided_at"] == {"turn": 2, "after": "agent_1"}
+    assert recorded(result)["decided_at"] == {"turn": 2, "after": "agent_1"}
     assert result.final == "B"
 
 
 async def test_aad_checks_consensus_after_the_drafts_too() -> None:
     # two agents, majority >= 0.5: a proposal alone is half the agents
     _, result = await debate(Script(), protocol="majority", agents=2, all_agents_draft=True)
-    assert result.details["decided_at"] == {"turn": 1, "after": "agent_2"}
-    assert [c["count"] for c in result.details["consensus_checks"]] == [1]
+    assert recorded(result)["decided_at"] == {"turn": 1, "after": "agent_2"}
+    assert [c["count"] for c in recorded(result)["consensus_checks"]] == [1]
 
 
 async def test_collective_improvement_shows_only_the_previous_turn() -> None:
@@ -610,10 +623,12 @@ async def test_collective_improvement_shows_only_the_previous_turn() -> None:
                 answer = "ABC"[(int(a[-1]) + t - 1) % 3]
                 assert f"ANSWER: {answer}) " in text  # its own and the others' t-1 solutions
             assert "<agent_" not in text  # solutions only: no message text, nothing from turn t
-    assert [v["turn"] for v in result.details["votes"]] == [3]
+            others = tuple("ABC"[(int(a[-1]) + t - 1) % 3] for a in AGENTS if a != call.agent)
+            assert call.asks == AnswerRequest(CHOICE.fmt, shown=others)
+    assert [v["turn"] for v in recorded(result)["votes"]] == [3]
     assert result.method == "collective_improvement"
-    assert all(t["agreement"] is None for t in result.details["transcript"])
-    assert [t["kind"] for t in result.details["transcript"]][3:] == ["improve"] * 6
+    assert all(t["agreement"] is None for t in recorded(result)["transcript"])
+    assert [t["kind"] for t in recorded(result)["transcript"]][3:] == ["improve"] * 6
 
 
 async def test_collective_improvement_can_show_full_messages() -> None:
@@ -645,7 +660,7 @@ def test_collective_improvement_refuses_consensus() -> None:
     ],
 )
 def test_bad_options_name_the_option(options: dict[str, Any], name: str) -> None:
-    with pytest.raises(ValueError, match=f"invalid solver option '{name}'"):
+    with pytest.raises(ValueError, match=f"invalid option '{name}'"):
         DecisionConfig(**options)
 
 
@@ -664,7 +679,11 @@ async def test_reasoning_style_hides_the_solution_and_always_extracts() -> None:
     for call in by_purpose(rt, "discussion"):
         assert prompts.CURRENT not in transcript_text(call)
         assert prompts.REASONING_ONLY in last_user(call)
-    assert prompts.CONCLUDE_REQUEST in last_user(by_purpose(rt, "extract")[0])
+        assert call.asks == ReasoningRequest(agreement=call.agent != "agent_1")
+    conclude = by_purpose(rt, "extract")[0]
+    assert conclude.asks == ExtractRequest(
+        CHOICE.fmt, "<agent_1 t1> the facts point to A.", conclude=True
+    )
     assert result.options["extraction"] == "call"
     assert result.options["requested_extraction"] == "marked"
 
@@ -697,7 +716,7 @@ class FixedEmbedder:
 async def test_answer_cosine_of_the_final_answers() -> None:
     script = Script(three_candidates, ballots(3, "0", "0", "1"))
     _, result = await debate(script, CHOICE, FixedEmbedder(), protocol="simple")
-    d = result.details
+    d = recorded(result)
     assert d["final_answers"] == {"agent_1": "A", "agent_2": "B", "agent_3": "C"}
     # pairs: A.B = 0, A.C = 0.6, B.C = 0.8 -> mean 1.4 / 3
     assert d["answer_cosine"] == pytest.approx(1.4 / 3)
@@ -711,12 +730,12 @@ async def test_record_holds_every_field_users_compare() -> None:
         "personas", "transcript", "consensus_checks", "votes", "decision_success", "turns_used",
         "decided_at", "fallback_used", "winner_agent", "answer_cosine", "final_answers",
         "max_turns", "embedder",
-    } <= set(result.details)  # fmt: skip
-    assert set(result.details["transcript"][0]) == {
+    } <= set(recorded(result))  # fmt: skip
+    assert set(recorded(result)["transcript"][0]) == {
         "turn", "agent", "persona", "kind", "message", "solution", "agreement", "extraction",
         "calls",
     }  # fmt: skip
-    assert set(result.details["votes"][0]) >= {
+    assert set(recorded(result)["votes"][0]) >= {
         "turn", "candidates", "ballots", "tally", "winner", "tie", "invalid", "retries",
     }  # fmt: skip
     json.dumps(result.to_dict())  # JSON-serialisable as it goes into the sample store
@@ -732,4 +751,27 @@ async def test_yes_no_debate_reads_yes_no_answers() -> None:
     _, result = await debate(
         Script(turn), Problem("Do camels store water?", YesNo()), protocol="unanimity"
     )
-    assert result.final == "no" and result.details["decided_at"] == {"turn": 1, "after": "agent_3"}
+    decided_at = recorded(result)["decided_at"]
+    assert result.final == "no" and decided_at == {"turn": 1, "after": "agent_3"}
+
+
+async def test_record_round_trips_and_rounds_count_turns() -> None:
+    held = {"agent_1": "AAA", "agent_2": "BBA", "agent_3": "CAC"}  # each agent's answer per turn
+
+    def turn(agent: str, t: int) -> str:
+        signal = "" if (agent, t) == ("agent_1", 1) else "[DISAGREE]"
+        return msg(f"{agent} t{t}", held[agent][t - 1], signal)
+
+    _, result = await debate(Script(turn, ballots(3, "0", "0", "1")), personas="expert")
+    assert result.to_dict()["record"]["kind"] == "decision"
+    assert DebateResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+    record = result.record
+    assert isinstance(record, DecisionRecord) and record.decided_at == DecidedAt(3, "vote")
+    # the turns are the answer rounds: agent_2 changed once (B -> A), agent_3 twice (C -> A -> C)
+    assert (result.rounds, result.answer_changes()) == (3, 3)
+    assert result.stats()["rounds"] == record.turns_used == 3
+    # 3 persona calls, 9 messages, 3 ballots; every scripted call costs 10 + 2 tokens
+    assert record.stats(result.calls, 0.25) == {
+        "decision_success": 1, "turns": 3, "max_turns": 5, "votes": 1, "ties": 0, "ballots": 3,
+        "invalid_ballots": 0, "calls": 15, "tokens": 15 * 12, "answer_cosine": 0.25,
+    }  # fmt: skip

@@ -77,7 +77,7 @@ def test_every_protocol_scores_every_sample_with_a_readable_record(run, name, so
     assert sum(v for k, v in stats.items() if k.startswith("turn_")) == pytest.approx(1.0)
     for sample in log.samples:
         assert sample.scores["final_answer"].value in ("C", "I")
-        d = sample.store[STORE_KEY]["details"]
+        d = sample.store[STORE_KEY]["record"]
         assert d["personas"] and d["transcript"]
         assert d["turns_used"] == max(t["turn"] for t in d["transcript"])
         events = info(sample)
@@ -103,7 +103,7 @@ def test_decision_stats_metrics_match_the_records(run) -> None:
     log = run(scored(voting(protocol="approval"), limit=4), model="madsim/x")
     stats = metrics(log, "decision_stats")
     records = [s.store[STORE_KEY] for s in log.samples]
-    details = [r["details"] for r in records]
+    details = [r["record"] for r in records]
     n = len(records)
     assert stats["decision_success"] == pytest.approx(
         sum(d["decision_success"] for d in details) / n
@@ -194,7 +194,7 @@ def messy_model() -> Model:
 def test_messy_output_is_still_read_and_scored(run) -> None:
     log = run(scored(voting(), limit=2), model=messy_model())
     for sample in log.samples:
-        d = sample.store[STORE_KEY]["details"]
+        d = sample.store[STORE_KEY]["record"]
         assert all(not p["generated"] for p in d["personas"].values())  # fallback participants
         assert d["transcript"][0]["extraction"] == "call"  # the prose answer needed extraction
         assert all(t["solution"] == "yes" for t in d["transcript"])
@@ -210,7 +210,7 @@ def test_cache_rerun_makes_no_model_calls(run, tmp_path: Path, monkeypatch) -> N
     [a], [b] = first.samples, second.samples
     events = [e.cache for e in b.events if e.event == "model"]
     assert events and set(events) == {"read"}
-    assert b.store[STORE_KEY]["details"] == a.store[STORE_KEY]["details"]
+    assert b.store[STORE_KEY]["record"] == a.store[STORE_KEY]["record"]
 
 
 # -- names and options ---------------------------------------------------------------------------------
@@ -267,4 +267,4 @@ def test_cli_voting_by_short_name_with_options(tmp_path: Path) -> None:
     for sample in log.samples:
         record = sample.store[STORE_KEY]
         assert record["options"]["protocol"] == "ranked" and record["options"]["agents"] == 4
-        assert len(record["details"]["votes"][0]["ballots"]) == 4
+        assert len(record["record"]["votes"][0]["ballots"]) == 4

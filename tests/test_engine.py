@@ -9,12 +9,11 @@ from scripted import ScriptedRuntime, last_user
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import Choice, YesNo
-from mad_tasks.engine.methods.baselines import self_consistency, single
+from mad_tasks.engine.methods.baselines import debate_budget, self_consistency, single
 from mad_tasks.engine.methods.du_debate import du_debate
-from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, Tally
+from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, RecordError, Tally
 from mad_tasks.engine.runtime import Call, Msg, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
-from mad_tasks.solvers.baselines import debate_budget
 
 QUESTION = "Can a camel cross the Sahara without water?"
 YESNO = Problem(QUESTION, YesNo())
@@ -353,3 +352,47 @@ async def test_debate_result_round_trips_through_json() -> None:
     rt = ScriptedRuntime(lambda call: "ANSWER: no")
     plain = await single(Session(rt, YESNO), cot=True)
     assert DebateResult.from_dict(json.loads(json.dumps(plain.to_dict()))) == plain
+
+
+async def test_stats_count_answer_rounds_from_one_for_debates_and_baselines() -> None:
+    answers = {
+        ("agent_1", 1): "yes", ("agent_2", 1): "no", ("agent_3", 1): None,
+        ("agent_1", 2): "no", ("agent_2", 2): "no", ("agent_3", 2): "no",
+        ("agent_1", 3): "no", ("agent_2", 3): "yes", ("agent_3", 3): "no",
+    }  # fmt: skip
+    _, debate = await run_debate(usage_by_length(scripted(answers)), rounds=3, retries=0)
+    assert debate.stats() == {
+        "rounds": 3,
+        "calls": 9, "calls_without_usage": 0, "cached_calls": 0,
+        # round t: the question, then two messages per earlier round: 10 * (2t - 1) each
+        "input_tokens": 3 * (10 + 30 + 50), "output_tokens": 9 * 5,
+        "cached_input_tokens": 0, "cached_output_tokens": 0,
+        # agent_1 yes -> no, agent_2 no -> yes, agent_3 abstained -> no
+        "answer_changes": 3,
+        "abstentions": 1,
+    }  # fmt: skip
+
+    rt = ScriptedRuntime(lambda call: "ANSWER: no" if call.agent != "sample_2" else "No idea.")
+    sampled = await self_consistency(Session(rt, YESNO, retries=0), samples=3)
+    plain = await single(Session(ScriptedRuntime(lambda call: "ANSWER: no"), YESNO), cot=False)
+    for result, calls, abstentions in ((sampled, 3, 1), (plain, 1, 0)):
+        stats = result.stats()
+        assert (stats["rounds"], stats["calls"], stats["answer_changes"]) == (1, calls, 0)
+        assert stats["abstentions"] == abstentions
+
+
+async def test_from_dict_refuses_a_record_of_any_other_shape() -> None:
+    plain = await single(Session(ScriptedRuntime(lambda call: "ANSWER: no"), YESNO), cot=True)
+    data = plain.to_dict()
+    assert data["record"] is None and DebateResult.from_dict(data) == plain
+    before_typed_records = {k: v for k, v in data.items() if k != "record"} | {"details": {}}
+    for other in (
+        before_typed_records,
+        data | {"record": {"kind": "poll"}},  # a kind this version does not know
+        data | {"record": {"kind": "cortex", "agents": 3}},  # a kind's record without its fields
+        data | {"answers": [{"agent": "agent_1", "round": 1}]},
+        data | {"record": "cortex"},
+        [data],
+    ):
+        with pytest.raises(RecordError):
+            DebateResult.from_dict(other)

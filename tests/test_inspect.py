@@ -312,3 +312,35 @@ def test_bad_answer_format_lists_the_allowed_values() -> None:
     with pytest.raises(ValueError) as err:
         du_debate(answer_format="banana")
     assert all(name in str(err.value) for name in ("auto", "choice", "yesno", "number", "text"))
+
+
+# -- the debate record in the sample store -----------------------------------------------------------
+
+
+async def test_the_store_keeps_a_result_and_an_unreadable_one_leaves_the_scorers_unscored() -> None:
+    from types import SimpleNamespace
+
+    from inspect_ai.scorer import Target
+    from inspect_ai.util import Store
+
+    from mad_tasks._inspect_sample import NO_RESULT, load_result, save_result
+    from mad_tasks.engine.records import AgentAnswer, DebateResult
+    from mad_tasks.scorers.cortex_stats import cortex_stats
+    from mad_tasks.scorers.debate_stats import debate_stats
+    from mad_tasks.scorers.decision_stats import decision_stats
+
+    state = SimpleNamespace(store=Store())
+    assert load_result(state) is None
+    result = DebateResult("single", "no", [AgentAnswer("agent_1", 1, "ANSWER: no", "no")], [])
+    save_result(state, result)
+    assert state.store.get(STORE_KEY) == result.to_dict()
+    assert load_result(state) == result
+
+    # an older version's record (method details as a dict), and something else altogether
+    for stored in ({**result.to_dict(), "details": {}}, "mad_tasks"):
+        state.store.set(STORE_KEY, stored)
+        assert load_result(state) is None
+        for scorer in (debate_stats(), decision_stats(), cortex_stats()):
+            score = await scorer(state, Target("no"))
+            assert score.reason == NO_RESULT
+            assert score.value != score.value  # NaN: left out of every metric

@@ -124,7 +124,7 @@ def only(table: Cases, *names: str) -> Cases:
     return {name: table[name] for name in (*SHARED, *names)}
 
 
-RECALIBRATION = "[high, mid, low] with 1 >= high >= mid >= low >= 0, or none"
+RECALIBRATION = "[high, mid, low] with 1 >= high >= mid >= low >= 0, or none (or null)"
 CREDIBILITY = (
     "{agent role or model name: [parameters, pre-training tokens]} with both counts positive "
     "and finite, e.g. {agent_1: [7.6e9, 1.8e13]}, or null (unset)"
@@ -209,7 +209,6 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
                 for v in (
                     "banana",
                     5,
-                    None,
                     [0.5, 0.6, 0.3],
                     [0.8, 0.6],
                     [math.nan, 0.5, 0.3],
@@ -417,8 +416,7 @@ def test_a_huge_integer_is_shown_without_converting_all_its_digits() -> None:
     with pytest.raises(OptionError) as err:
         opt.integer("rounds", 10**5000, 1, 20)
     assert str(err.value) == (
-        "invalid solver option 'rounds': got an integer of 16610 bits, "
-        "allowed: an integer from 1 to 20"
+        "invalid option 'rounds': got an integer of 16610 bits, allowed: an integer from 1 to 20"
     )
 
 

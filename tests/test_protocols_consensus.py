@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from mad_tasks.engine.protocols.consensus import THRESHOLDS, agrees, consensus_count, reached
+from mad_tasks.engine.protocols.consensus import (
+    ConsensusRule,
+    agrees,
+    consensus_count,
+    consensus_rule,
+    consensus_rules,
+    reached,
+    register_consensus_rule,
+    unregister_consensus_rule,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +73,29 @@ def test_count_looks_back_at_most_n_messages() -> None:
     ],
 )
 def test_thresholds_with_three_agents(protocol: str, count: int, decided: bool) -> None:
-    assert reached(count, 3, THRESHOLDS[protocol]) is decided
+    assert consensus_rule(protocol).reached(count, 3) is decided
+    assert reached(count, 3, consensus_rule(protocol).threshold) is decided
+
+
+def test_the_built_in_rules_are_registered_in_order() -> None:
+    assert consensus_rules() == ("majority", "supermajority", "unanimity")
+    assert [consensus_rule(name).threshold for name in consensus_rules()] == [0.5, 0.66, 1.0]
+    with pytest.raises(ValueError, match=r"'plurality': use one of majority, supermajority"):
+        consensus_rule("plurality")
+
+
+def test_a_rule_can_be_registered_and_removed() -> None:
+    register_consensus_rule(ConsensusRule("three_quarters", 0.75))
+    try:
+        assert consensus_rules()[-1] == "three_quarters"
+        rule = consensus_rule("three_quarters")
+        assert (rule.reached(3, 4), rule.reached(2, 4), rule.reached(3, 4, strict=True)) == (
+            True, False, False
+        )  # fmt: skip
+    finally:
+        unregister_consensus_rule("three_quarters")
+    assert "three_quarters" not in consensus_rules()
+    unregister_consensus_rule("three_quarters")  # removing an absent rule is no error
 
 
 def test_majority_equals_supermajority_at_three_agents() -> None:

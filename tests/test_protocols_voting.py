@@ -7,10 +7,15 @@ import pytest
 from mad_tasks.engine.protocols.voting import (
     MAX_ENTRIES,
     BallotRules,
+    Simple,
     VoteTally,
+    ballot_kind,
+    ballot_kinds,
     ballot_points,
     parse_ballot,
+    register_ballot_kind,
     tally,
+    unregister_ballot_kind,
     winner_of,
 )
 
@@ -193,6 +198,61 @@ def test_a_tie_is_never_broken() -> None:
 def test_unknown_protocol() -> None:
     with pytest.raises(ValueError, match="unknown voting protocol"):
         parse_ballot("0", BallotRules("borda", 3))
+
+
+# -- the registry of ballot kinds, and the ballots they write ----------------------------------------
+
+
+def test_the_built_in_kinds_are_registered_in_order() -> None:
+    assert ballot_kinds() == ("simple", "ranked", "cumulative", "approval")
+    assert [ballot_kind(name).name for name in ballot_kinds()] == list(ballot_kinds())
+    with pytest.raises(
+        ValueError, match=r"'borda': use one of simple, ranked, cumulative, approval"
+    ):
+        ballot_kind("borda")
+
+
+def test_a_kind_can_be_registered_and_removed() -> None:
+    class Again(Simple):
+        name = "again"
+
+    register_ballot_kind(Again())
+    try:
+        assert ballot_kinds()[-1] == "again"
+        assert parse_ballot("Solution 2", BallotRules("again", 3)) == 2
+    finally:
+        unregister_ballot_kind("again")
+    assert "again" not in ballot_kinds()
+    unregister_ballot_kind("again")  # removing an absent kind is no error
+
+
+@pytest.mark.parametrize(
+    "rules, written, points",
+    [
+        (BallotRules("simple", 4), "2", [0, 0, 1, 0]),
+        (BallotRules("ranked", 4, max_ranks=3), "2 0 1", [2, 1, 3, 0]),
+        (BallotRules("ranked", 4), "2 0 1 3", [3, 2, 4, 1]),
+        (BallotRules("cumulative", 4), '{"2": 5, "0": 5}', [5, 0, 5, 0]),
+        (BallotRules("cumulative", 4, points=7), '{"2": 4, "0": 3}', [3, 0, 4, 0]),
+        (BallotRules("approval", 4), "2, 0", [1, 0, 1, 0]),
+    ],
+)
+def test_each_kind_writes_a_ballot_it_reads_back(
+    rules: BallotRules, written: str, points: list[int]
+) -> None:
+    # a voter who likes 2 best, then 0, then 1 and 3
+    kind = ballot_kind(rules.protocol)
+    assert kind.write([2, 0], [1, 3], rules) == written
+    assert ballot_points(parse_ballot(written, rules), rules) == points
+
+
+@pytest.mark.parametrize("protocol", ballot_kinds())
+def test_each_request_shows_an_example_its_kind_wrote(protocol: str) -> None:
+    rules = BallotRules(protocol, 3)
+    kind = ballot_kind(protocol)
+    examples = [kind.write(p, o, rules) for p, o in (([1], [0]), ([0, 2], [1]))]
+    assert any(e in kind.request(rules) for e in examples)
+    assert kind.task(rules) and kind.task(rules) != kind.request(rules)
 
 
 # -- reading the whole list as written --------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""What the solvers, the scorers and the simulated model share about an Inspect sample: the store
-key of the debate record, the answer format a sample asks for, and the session a D3 judge runs in."""
+"""What the solvers and the scorers share about an Inspect sample: the debate record in its store,
+the answer format a sample asks for, and the session a D3 judge runs in."""
 
 from __future__ import annotations
 
@@ -7,10 +7,33 @@ from inspect_ai.solver import TaskState
 
 from .engine.answers import AnswerFormat, infer_format, make_format
 from .engine.methods.d3 import VERDICT
+from .engine.records import DebateResult
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
 
-STORE_KEY = "mad_tasks:debate"
+STORE_KEY = "mad_tasks:debate"  # only save_result and load_result use it
+# why a scorer of the record leaves a sample unscored when load_result gives None
+NO_RESULT = (
+    "no debate record in the sample store that this version of mad_tasks can read (none, or one "
+    "from an older version)"
+)
+
+
+def save_result(state: TaskState, result: DebateResult) -> None:
+    """Keep the debate's record in the sample store, as JSON the log viewer shows."""
+    state.store.set(STORE_KEY, result.to_dict())
+
+
+def load_result(state: TaskState) -> DebateResult | None:
+    """The debate record a solver of this package kept; None when there is none, or when it is one
+    this version cannot read (an older version's log)."""
+    stored = state.store.get(STORE_KEY)
+    if stored is None:
+        return None
+    try:
+        return DebateResult.from_dict(stored)
+    except (ValueError, TypeError, KeyError, AttributeError):  # not a record of this version
+        return None
 
 
 def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:

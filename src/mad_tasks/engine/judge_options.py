@@ -1,91 +1,188 @@
-"""The options the D3 judges share, checked before any model call: the court (jury, swap, retries,
-generation), MORE's advocates and SAMRE's stop rule. `kind` ("solver", "scorer") is for the message."""
+"""The options of the D3 judges, one object per judge: the court every judge shares (jury, answer
+order, retries, generation), MORE's advocates and SAMRE's stop rule. The solvers and the scorers
+that grade against a reference take the same objects."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .methods.d3 import Jury, Swap
-from .methods.more import AGGREGATIONS
+from .methods import d3
+from .methods.d3 import Judge, Jury, Swap
+from .methods.more import AGGREGATIONS, more
+from .methods.samre import samre
 from .options import (
     MAX_ADVOCATES,
     MAX_JURORS,
     MAX_RETRIES,
     MAX_ROUNDS,
+    Generation,
     OptionError,
     boolean,
-    generation,
     integer,
     number,
     one_of,
+    option,
     optional,
 )
 from .protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
 
 # stopping preset -> (window, min_rounds, eps) unless set explicitly
 STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
+PRESET = "the preset's value"
 
 
-def court_options(
-    kind: str,
-    jurors: Any,
-    personas: Any,
-    tiebreak: Any,
-    swap: Any,
-    swap_resolution: Any,
-    retries: Any,
-    temperature: Any,
-    max_tokens: Any,
-) -> tuple[Jury, Swap]:
-    """Check the options every D3 judge shares; `kind` ("solver", "scorer") is for the message."""
-    odd = isinstance(jurors, int) and not isinstance(jurors, bool) and jurors % 2 == 1
-    if not (odd and 1 <= jurors <= MAX_JURORS) and not (jurors == 0 and type(jurors) is int):
-        raise OptionError(
-            "jurors",
-            jurors,
-            f"0 (the judge's score decides alone) or an odd integer from 1 to {MAX_JURORS}",
-            kind,
-        )
-    boolean("personas", personas, kind=kind)
-    one_of("tiebreak", tiebreak, TIEBREAKS, kind=kind)
-    boolean("swap", swap, kind=kind)
-    one_of("swap_resolution", swap_resolution, SWAP_RESOLUTIONS, kind=kind)
-    integer("retries", retries, 0, MAX_RETRIES, kind=kind)
-    generation(temperature, max_tokens, kind=kind)
-    return Jury(jurors, personas, tiebreak), Swap(swap, swap_resolution)
-
-
-def more_options(kind: str, advocates: Any, aggregation: Any) -> None:
-    integer("advocates", advocates, 1, MAX_ADVOCATES, kind=kind)
-    one_of("aggregation", aggregation, AGGREGATIONS, kind=kind)
-
-
-def stop_rule(
-    kind: str,
-    max_rounds: Any,
-    stopping: Any,
-    eps: Any,
-    window: Any,
-    min_rounds: Any,
-    decisive_gap: Any,
-    token_budget: Any,
-) -> StopRule:
-    """SAMRE's stop rule; window, min_rounds and eps default to the chosen preset's values."""
-    integer("max_rounds", max_rounds, 1, MAX_ROUNDS, kind=kind)
-    one_of("stopping", stopping, STOPPING, kind=kind)
-    preset = "the preset's value"
-    window = optional(integer, "window", window, 2, MAX_ROUNDS, null=preset, kind=kind)
-    min_rounds = optional(integer, "min_rounds", min_rounds, 1, MAX_ROUNDS, null=preset, kind=kind)
-    eps = optional(number, "eps", eps, 0, above=True, null=preset, kind=kind)
-    optional(number, "decisive_gap", decisive_gap, 0, above=True, kind=kind)
-    optional(integer, "token_budget", token_budget, 1, kind=kind)
-    default_window, default_min_rounds, default_eps = STOP_PRESETS[stopping]
-    return StopRule(
-        max_rounds,
-        stopping,
-        default_window if window is None else window,
-        default_min_rounds if min_rounds is None else min_rounds,
-        default_eps if eps is None else eps,
-        decisive_gap,
-        token_budget,
+def _jurors(name: str, value: Any) -> int:
+    if type(value) is int and (value == 0 or (value % 2 == 1 and 1 <= value <= MAX_JURORS)):
+        return value
+    raise OptionError(
+        name, value, f"0 (the judge's score decides alone) or an odd integer from 1 to {MAX_JURORS}"
     )
+
+
+@dataclass(frozen=True)
+class CourtOptions(Generation):
+    """What every D3 judge takes; `single_judge` shows no jury (its score decides alone)."""
+
+    jurors: int = option(
+        5, "an odd jury size, or 0 to let the judge's score decide alone.", _jurors, group="jury"
+    )
+    personas: bool = option(
+        True,
+        "give jurors the paper's five personas (else one generic juror).",
+        boolean,
+        group="jury",
+    )
+    tiebreak: str = option(
+        "cumulative",
+        "the judge score that settles a tied jury: cumulative or final.",
+        lambda name, v: one_of(name, v, TIEBREAKS),
+        group="jury",
+    )
+    swap: bool = option(
+        False, "judge both answer orders and report whether the verdict followed the answers.",
+        boolean,
+    )  # fmt: skip
+    swap_resolution: str = option(
+        "tie",
+        "verdict when the orders disagree: tie, or gap (the judge's gaps summed).",
+        lambda name, v: one_of(name, v, SWAP_RESOLUTIONS),
+    )
+    retries: int = option(
+        1,
+        "follow-ups for an unreadable judge score or juror vote before it is left out.",
+        lambda name, v: integer(name, v, 0, MAX_RETRIES),
+    )
+
+    @property
+    def jury(self) -> Jury:
+        return Jury(self.jurors, self.personas, self.tiebreak)
+
+    @property
+    def positions(self) -> Swap:
+        return Swap(self.swap, self.swap_resolution)
+
+    def judge(self) -> Judge:
+        """The baseline: one judge call scores both answers."""
+        return lambda s, p: d3.single_judge(s, p, self.positions)
+
+
+@dataclass(frozen=True)
+class MoreOptions(CourtOptions):
+    advocates: int = option(
+        3,
+        "advocates per answer, writing in parallel (the paper's k = 3).",
+        lambda name, v: integer(name, v, 1, MAX_ADVOCATES),
+    )
+    aggregation: str = option(
+        "synthesis",
+        "synthesis (a strategist merges each side's defences) or max_score (the judge scores "
+        "each pairing of defences; each side keeps its best total).",
+        lambda name, v: one_of(name, v, AGGREGATIONS),
+    )
+
+    def judge(self) -> Judge:
+        return lambda s, p: more(s, p, self.advocates, self.aggregation, self.jury, self.positions)
+
+
+@dataclass(frozen=True)
+class SamreOptions(CourtOptions):
+    max_rounds: int = option(
+        5,
+        "the round limit (the paper's R_max = 5).",
+        lambda name, v: integer(name, v, 1, MAX_ROUNDS),
+    )
+    stopping: str = option(
+        "signed",
+        "signed (the signed score gap steady within eps over the window, no sign change) or "
+        "code (the reference code's test on absolute gaps: window 3, min_rounds 3, eps 5).",
+        lambda name, v: one_of(name, v, STOPPING),
+    )
+    eps: float | None = option(
+        None,
+        "steadiness tolerance in points on the 6-120 scale (default 5).",
+        lambda name, v: optional(number, name, v, 0, above=True, null=PRESET),
+    )
+    window: int | None = option(
+        None,
+        "rounds compared (default 2; code: 3).",
+        lambda name, v: optional(integer, name, v, 2, MAX_ROUNDS, null=PRESET),
+    )
+    min_rounds: int | None = option(
+        None,
+        "rounds before convergence may stop the debate (default 2; code: 3).",
+        lambda name, v: optional(integer, name, v, 1, MAX_ROUNDS, null=PRESET),
+    )
+    decisive_gap: float | None = option(
+        None,
+        "also stop once the judge's gap reaches this many points (unset: never).",
+        lambda name, v: optional(number, name, v, 0, above=True),
+    )
+    token_budget: int | None = option(
+        None,
+        "stop after the round in which the tokens spent exceed this (unset: none).",
+        lambda name, v: optional(integer, name, v, 1),
+    )
+    summarize: bool = option(
+        False,
+        "condense each defence before the opponent, judge and jury read it (code).",
+        boolean,
+    )
+
+    @property
+    def rule(self) -> StopRule:
+        """The stop rule; window, min_rounds and eps default to the chosen preset's values."""
+        window, min_rounds, eps = STOP_PRESETS[self.stopping]
+        return StopRule(
+            self.max_rounds,
+            self.stopping,
+            window if self.window is None else self.window,
+            min_rounds if self.min_rounds is None else self.min_rounds,
+            eps if self.eps is None else self.eps,
+            self.decisive_gap,
+            self.token_budget,
+        )
+
+    def judge(self) -> Judge:
+        return lambda s, p: samre(s, p, self.rule, self.summarize, self.jury, self.positions)
+
+
+def _reference() -> Any:
+    def check(name: str, value: Any) -> str:
+        if isinstance(value, str) and value.strip():
+            return value
+        raise OptionError(name, value, "target, or the name of a metadata field")
+
+    return option(
+        "target", "where the reference answer is: `target`, or the name of a metadata field.", check
+    )
+
+
+@dataclass(frozen=True)
+class MoreJudgeOptions(MoreOptions):
+    reference: str = _reference()
+
+
+@dataclass(frozen=True)
+class SamreJudgeOptions(SamreOptions):
+    reference: str = _reference()

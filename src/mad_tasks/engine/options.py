@@ -10,13 +10,18 @@ them, so a bad value stops the eval before its first model call.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
+from .answers import FORMATS
 from .embeddings import EMBEDDERS
 
 T = TypeVar("T")
+O = TypeVar("O", bound="Options")
+R = TypeVar("R")
 
 # Caps on the counts that multiply a sample's model calls (README, "Option checks and limits").
 # Each is well above every paper's default and ablation, but finite: a typo must not run a sample
@@ -36,13 +41,13 @@ MAX_HASHING_DIMENSIONS = 65536  # `hashing/N` embeds into N dimensions (default 
 
 
 class OptionError(ValueError):
-    """A bad option value. `kind` says what takes it: a solver, a scorer or a task."""
+    """A bad option value. `kind` says what takes it (a solver, a scorer or a task); the engine
+    raises it without one, and the factory that took the value names itself (`OptionsOf`)."""
 
-    def __init__(self, option: str, value: Any, allowed: str, kind: str = "solver") -> None:
+    def __init__(self, option: str, value: Any, allowed: str, kind: str = "") -> None:
         self.option, self.value, self.allowed, self.kind = option, value, allowed, kind
-        super().__init__(
-            f"invalid {kind} option '{option}': got {shown(value)}, allowed: {allowed}"
-        )
+        what = f"{kind} option" if kind else "option"
+        super().__init__(f"invalid {what} '{option}': got {shown(value)}, allowed: {allowed}")
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable despite the custom signature
         return OptionError, (self.option, self.value, self.allowed, self.kind)
@@ -50,6 +55,10 @@ class OptionError(ValueError):
     def also(self, more: str) -> OptionError:
         """The same error with `more` added to what is allowed (`, or full`)."""
         return OptionError(self.option, self.value, self.allowed + more, self.kind)
+
+    def of(self, kind: str) -> OptionError:
+        """The same error, naming what took the option."""
+        return OptionError(self.option, self.value, self.allowed, kind)
 
 
 def shown(value: Any) -> str:
@@ -79,7 +88,7 @@ def _bounds(what: str, low: float | None, high: float | None, above: bool = Fals
 
 
 def integer(
-    option: str, value: Any, low: int | None, high: int | None = None, *, kind: str = "solver"
+    option: str, value: Any, low: int | None, high: int | None = None, *, kind: str = ""
 ) -> int:
     """An int (not a bool, not a float) with low <= value <= high."""
     if _is_int(value) and (low is None or value >= low) and (high is None or value <= high):
@@ -94,7 +103,7 @@ def number(
     high: float | None = None,
     *,
     above: bool = False,
-    kind: str = "solver",
+    kind: str = "",
 ) -> float:
     """A finite int or float (not a bool) >= low (> low with `above`) and <= high."""
     ok = _is_int(value) or (isinstance(value, float) and math.isfinite(value))
@@ -107,20 +116,20 @@ def number(
     raise OptionError(option, value, _bounds("a number", low, high, above), kind)
 
 
-def boolean(option: str, value: Any, *, kind: str = "solver") -> bool:
+def boolean(option: str, value: Any, *, kind: str = "") -> bool:
     """Exactly true or false: `maybe`, 1 or "false" (a string) are not read as a truth value."""
     if isinstance(value, bool):
         return value
     raise OptionError(option, value, "true or false", kind)
 
 
-def one_of(option: str, value: Any, allowed: Sequence[str], *, kind: str = "solver") -> str:
+def one_of(option: str, value: Any, allowed: Sequence[str], *, kind: str = "") -> str:
     if isinstance(value, str) and value in allowed:
         return value
     raise OptionError(option, value, ", ".join(allowed), kind)
 
 
-def text(option: str, value: Any, *, kind: str = "solver") -> str:
+def text(option: str, value: Any, *, kind: str = "") -> str:
     """A non-empty string."""
     if isinstance(value, str) and value.strip():
         return value
@@ -145,13 +154,13 @@ def optional(
         raise e.also(f", or null ({null})") from None
 
 
-def generation(temperature: Any, max_tokens: Any, *, kind: str = "solver") -> None:
+def generation(temperature: Any, max_tokens: Any, *, kind: str = "") -> None:
     """The sampling settings every model-calling solver and scorer passes on to its calls."""
     optional(number, "temperature", temperature, 0, MAX_TEMPERATURE, kind=kind)
     optional(integer, "max_tokens", max_tokens, 1, MAX_TOKENS, kind=kind)
 
 
-def embedder_spec(option: str, value: Any, *, kind: str = "solver") -> str:
+def embedder_spec(option: str, value: Any, *, kind: str = "") -> str:
     """`hashing[/dimensions]`, `sentence-transformers[/model]` or `openai[/model]`."""
     name, _, model = value.partition("/") if isinstance(value, str) else ("", "", "")
     if name == "hashing":
@@ -172,3 +181,138 @@ def embedder_spec(option: str, value: Any, *, kind: str = "solver") -> str:
         + ", ".join(f"{e}[/MODEL]" for e in EMBEDDERS if e != "hashing"),
         kind,
     )
+
+
+# -- options objects ---------------------------------------------------------------------------------
+
+Check = Callable[[str, Any], Any]  # (option name, value) -> the value to use; raises OptionError
+
+
+def option(default: Any, doc: str, check: Check | None = None, group: str = "") -> Any:
+    """A field of an options object: its default, its line in the factory's docstring, its check
+    (which may also normalise the value: `full` -> None) and the group of factories that show it."""
+    return field(default=default, metadata={"doc": doc, "check": check, "group": group})
+
+
+class Options:
+    """Base of every method's options, a frozen dataclass of `option` fields. Making one runs each
+    field's check and then `validate` (the rules across fields), so an options object that exists is
+    valid: the factories make it before any model call."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            check = f.metadata.get("check")
+            if check is not None:
+                object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+        self.validate()
+
+    def validate(self) -> None:
+        """Rules that relate two or more options."""
+
+    def record(self) -> dict[str, Any]:
+        """The options as the debate record keeps them (JSON-able)."""
+        return asdict(self)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class Generation(Options):
+    """What every model-calling factory passes on to its calls."""
+
+    retries: int = option(
+        2,
+        "follow-ups for a reply without a readable answer before it counts as an abstention.",
+        lambda name, v: integer(name, v, 0, MAX_RETRIES),
+    )
+    temperature: float | None = option(
+        None,
+        "sampling temperature of every call (provider default if unset).",
+        lambda name, v: optional(number, name, v, 0, MAX_TEMPERATURE),
+    )
+    max_tokens: int | None = option(
+        None,
+        "reply length limit per call.",
+        lambda name, v: optional(integer, name, v, 1, MAX_TOKENS),
+    )
+
+
+def answer_format_option(name: str, value: Any) -> str:
+    return one_of(name, value, ("auto", *FORMATS))
+
+
+@dataclass(frozen=True)
+class Answering(Generation):
+    """The options of every solver that produces an answer to the sample."""
+
+    answer_format: str = option(
+        "auto", "auto, choice, yesno, number, text or math.", answer_format_option
+    )
+
+
+def embedder_option(doc: str) -> Any:
+    return option("hashing", doc, embedder_spec)
+
+
+def factory_parameters(cls: type[Options], groups: Sequence[str] | None) -> list[Field[Any]]:
+    """The fields a factory shows: those of `groups` ('' is every factory's; without `groups`, all
+    but the `internal` ones, which the factory sets), the method's own first and the shared groups
+    (answer format, generation) last."""
+
+    def shows(group: str) -> bool:
+        return group != "internal" if groups is None else group in groups
+
+    shown = [f for f in fields(cls) if shows(f.metadata.get("group", ""))]  # type: ignore[arg-type]
+    depth = {}
+    for level, klass in enumerate(reversed(cls.__mro__)):
+        for name in vars(klass).get("__annotations__", {}):
+            depth[name] = level  # the class that (re)declares it last
+    return sorted(shown, key=lambda f: -depth[f.name])
+
+
+def options_factory(
+    cls: type[O],
+    build: Callable[[O], R],
+    kind: str,
+    *,
+    groups: Sequence[str] | None = None,
+    error: Callable[[OptionError], Exception] = lambda e: e,
+    **preset: Any,
+) -> Callable[..., R]:
+    """`build(options)` as a factory of keyword arguments: `factory(agents=4)` makes `cls` from
+    them (a bad or unknown name raises `error(OptionError)`, naming `kind`) and calls `build`. The
+    factory's signature and docstring list the fields (of `groups`), so Inspect records every
+    value of a run and `help()` documents them. `preset` sets a shown field's default, or fixes a
+    field the factory does not show."""
+    params = factory_parameters(cls, groups)
+    names = [f.name for f in params]
+
+    def factory(**given: Any) -> R:
+        unknown = [n for n in given if n not in names]
+        try:
+            if unknown:
+                raise OptionError(
+                    unknown[0],
+                    given[unknown[0]],
+                    f"no such option ({build.__name__} takes {', '.join(names)})",
+                    kind,
+                )
+            opts = cls(**{**preset, **given})
+        except OptionError as e:
+            raise error(e.of(kind)) from None
+        return build(opts)
+
+    def default(f: Field[Any]) -> Any:
+        return preset.get(f.name, f.default if f.default is not MISSING else None)
+
+    factory.__name__ = factory.__qualname__ = build.__name__
+    factory.__module__ = build.__module__
+    factory.__doc__ = (
+        (build.__doc__ or "").rstrip()
+        + "\n\n    Args:\n"
+        + "".join(f"        {f.name}: {f.metadata['doc']}\n" for f in params)
+    )
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    factory.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(f.name, keyword, default=default(f), annotation=f.type) for f in params],
+        return_annotation=inspect.signature(build).return_annotation,
+    )
+    return factory

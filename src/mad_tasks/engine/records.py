@@ -1,10 +1,18 @@
-"""Typed, JSON-serialisable records of what a debate did."""
+"""Typed, JSON-serialisable records of what a debate did, and the statistics every debate has.
+
+A `DebateResult` holds what every method records (answers, calls, the vote, the options) and, in
+`record`, its method family's own typed record (`kind` "decision", "cortex" or "judge"), each
+defined with its statistics in `methods/<family>_records.py`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,31 @@ class Tally:
     abstentions: int
 
 
+class MethodRecord:
+    """Base of a method family's record: a dataclass whose `kind` names it in the JSON."""
+
+    kind: ClassVar[str]
+
+
+class RecordError(ValueError):
+    """A stored record this version cannot read (another version's, or not a record at all)."""
+
+
+@cache
+def record_kinds() -> dict[str, type[MethodRecord]]:
+    """Every method record class by its kind: a new method family imports its class here and adds
+    it to the tuple. Imported on first use, not at the top, because the method modules import this
+    one."""
+    from .methods.cortex_records import CortexRecord
+    from .methods.d3_records import JudgeRecord
+    from .methods.decision_records import DecisionRecord
+
+    return {r.kind: r for r in (DecisionRecord, CortexRecord, JudgeRecord)}
+
+
+DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
+
+
 @dataclass
 class DebateResult:
     method: str
@@ -92,12 +125,14 @@ class DebateResult:
     answers: list[AgentAnswer]
     calls: list[CallRecord]
     tally: Tally | None = None
+    # every option that ran, as JSON (the options objects write it)
     options: dict[str, Any] = field(default_factory=dict)
-    # method-specific records (ballots, personas, graphs, ...), already JSON-serialisable
-    details: dict[str, Any] = field(default_factory=dict)
+    # the method family's own record; None: the method records nothing beyond these fields
+    record: MethodRecord | None = None
 
     @property
     def rounds(self) -> int:
+        """How many answer rounds ran: every method numbers its first answers round 1."""
         return max((a.round for a in self.answers), default=0)
 
     def answers_in_round(self, round: int) -> list[AgentAnswer]:
@@ -117,17 +152,70 @@ class DebateResult:
             last[a.agent] = a.answer
         return changes
 
+    def stats(self) -> dict[str, int]:
+        """The `DEBATE_STATS` of this debate: its rounds, the `TOTALS` of its calls, how often an
+        agent changed its answer and how many answers were abstentions."""
+        return {
+            "rounds": self.rounds,
+            **token_totals(self.calls),
+            "answer_changes": self.answer_changes(),
+            "abstentions": sum(a.answer is None for a in self.answers),
+        }
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if self.record is not None:
+            d["record"] = {"kind": self.record.kind, **d["record"]}
+        return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> DebateResult:
-        return cls(
-            method=d["method"],
-            final=d["final"],
-            answers=[AgentAnswer(**a) for a in d["answers"]],
-            calls=[CallRecord(**c) for c in d["calls"]],
-            tally=Tally(**d["tally"]) if d.get("tally") else None,
-            options=d.get("options", {}),
-            details=d.get("details", {}),
-        )
+    def from_dict(cls, d: Any) -> DebateResult:
+        """The result `to_dict` wrote; `RecordError` (or another ValueError, a TypeError) for JSON
+        of any other shape, such as an older version's record."""
+        if not isinstance(d, dict):
+            raise RecordError(f"a debate record is a JSON object, not {type(d).__name__}")
+        body = dict(d)
+        raw = body.pop("record", None)
+        record = None
+        if raw is not None:
+            if not isinstance(raw, dict):
+                raise RecordError("a method record is a JSON object")
+            fields = dict(raw)
+            kind = record_kinds().get(fields.pop("kind", None))
+            if kind is None:
+                raise RecordError(f"unknown method record kind {raw.get('kind')!r}")
+            record = from_json(kind, fields)
+        body["record"] = None
+        return dataclasses.replace(from_json(cls, body), record=record)
+
+
+@cache
+def _field_types(cls: type) -> dict[str, Any]:
+    hints = get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def from_json(hint: Any, value: Any) -> Any:
+    """`value` (parsed JSON) as the type `hint`: a dataclass from an object with exactly its
+    fields, a tuple from a list, containers item by item, an optional as its one other type; any
+    other value (a number, a text, a union of plain types) as it is. `RecordError` when an object
+    does not have the fields its dataclass has."""
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        fields = _field_types(hint)
+        if not isinstance(value, dict) or value.keys() != fields.keys():
+            got = sorted(value) if isinstance(value, dict) else type(value).__name__
+            raise RecordError(f"{hint.__name__} has the fields {sorted(fields)}, got {got}")
+        return hint(**{name: from_json(t, value[name]) for name, t in fields.items()})
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType):
+        others = [a for a in args if a is not type(None)]
+        return from_json(others[0], value) if value is not None and len(others) == 1 else value
+    if origin is list:
+        return [from_json(args[0], v) for v in value]
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], v) for v in value)
+        return tuple(from_json(t, v) for t, v in zip(args, value, strict=True))
+    if origin is dict:
+        return {k: from_json(args[1], v) for k, v in value.items()}
+    return value

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from .requests import Request
 
 T = TypeVar("T")
 
@@ -34,7 +37,8 @@ class Call:
 
     `agent`, `round`, `purpose` and `attempt` identify the call: adapters use them as cache scopes so
     that agents with identical prompts never share a cached reply, and simulated models use them as
-    their random seed.
+    their random seed. `asks` says what the messages ask for, in values rather than words
+    (engine/requests.py); a follow-up after an unreadable reply carries its request's unchanged.
     """
 
     agent: str
@@ -45,6 +49,7 @@ class Call:
     attempt: int = 0
     temperature: float | None = None
     max_tokens: int | None = None
+    asks: Request | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Generic, TypeVar
 from . import prompts
 from .answers import AnswerFormat
 from .records import AgentAnswer, CallRecord
+from .requests import Request
 from .runtime import Call, Msg, Reply, Runtime
 
 T = TypeVar("T")
@@ -56,7 +57,10 @@ class Session:
         purpose: str,
         round: int,
         attempt: int = 0,
+        *,
+        asks: Request | None = None,
     ) -> Reply:
+        """One call; `asks` describes what the messages ask for (engine/requests.py)."""
         call = Call(
             agent=agent,
             role=role,
@@ -67,6 +71,7 @@ class Session:
             attempt=attempt,
             temperature=self.temperature,
             max_tokens=self.max_tokens,
+            asks=asks,
         )
         reply = await self.runtime.call(call)
         usage = reply.usage
@@ -94,14 +99,17 @@ class Session:
         parse: Callable[[str], T | None],
         reminder: str,
         retries: int | None = None,
+        *,
+        asks: Request | None = None,
     ) -> Asked[T]:
         """Call until `parse` reads the reply, following up with `reminder` at most `retries` times
-        (default: the session's); `value` is None when no reply parsed."""
+        (default: the session's); `value` is None when no reply parsed. Every follow-up asks for
+        what the first call asked (`asks`)."""
         history = list(messages)
         replies: list[str] = []
         value: T | None = None
         for attempt in range((self.retries if retries is None else retries) + 1):
-            reply = await self.call(agent, role, history, purpose, round, attempt)
+            reply = await self.call(agent, role, history, purpose, round, attempt, asks=asks)
             replies.append(reply.text)
             value = parse(reply.text)
             if value is not None:
@@ -110,12 +118,19 @@ class Session:
         return Asked(value, replies)
 
     async def answer(
-        self, agent: str, role: str, messages: Sequence[Msg], purpose: str, round: int
+        self,
+        agent: str,
+        role: str,
+        messages: Sequence[Msg],
+        purpose: str,
+        round: int,
+        *,
+        asks: Request | None = None,
     ) -> AgentAnswer:
         """Ask for an answer; an unparseable reply is followed up `retries` times, then abstains."""
         fmt = self.problem.fmt
         asked = await self.ask(
-            agent, role, messages, purpose, round, fmt.extract, prompts.reminder(fmt)
+            agent, role, messages, purpose, round, fmt.extract, prompts.reminder(fmt), asks=asks
         )
         replies = asked.replies
         # others read the first reply's reasoning and, after a follow-up, the reply that answered

@@ -1,16 +1,20 @@
 """`madsim`: a deterministic simulated model for offline runs, tests and benchmarks.
 
-It answers the project's prompts like an agent of a set accuracy: it recognises the answer format a
-prompt asks for, knows the gold answer (from `answers=<file>` or the running sample's target), and
-replies correctly with probability `accuracy` (a number, or a list with one value per agent). In a
-debate round it adopts the answer most peers gave with probability `conformity`. Every draw is seeded
-by (model name, `-M seed`, the call's `--seed`, epoch, agent, round, purpose, attempt, prompt), so a
-run repeats exactly while epochs and seeds differ. A follow-up after an unreadable reply is answered
-from the request it follows up (the user message before the retries), so a retry can recover. Token
-usage is set (about four characters a token) unless `usage=false`, and `latency` adds a fixed delay
-per call.
-A prompt that asks for a confidence line (CortexDebate) gets `EXPLANATION:`, `CONFIDENCE:` and
-`ANSWER:` lines, the confidence drawn higher for a correct answer than for a wrong one.
+It answers the project's calls like an agent of a set accuracy. It never reads a prompt's wording:
+it answers from what the call asks for (`Call.asks`, engine/requests.py: the answer format, the
+answers shown, the ballot rules, the D3 request), knows the gold answer (from `answers=<file>`, by
+the question the prompt holds, or the running sample's target), and replies correctly with
+probability `accuracy` (a number, or a list with one value per agent). When the call shows other
+agents' answers (or a solution under discussion) it adopts the most common of them with probability
+`conformity`. Every draw is seeded by (model name, `-M seed`, the call's `--seed`, epoch, agent,
+round, purpose, attempt, prompt), so a run repeats exactly while epochs and seeds differ. A
+follow-up after an unreadable reply asks for what its first call asked, with a fresh draw, so a
+retry can recover. Token usage is set (about four characters a token) unless `usage=false`, and
+`latency` adds a fixed delay per call.
+A call that asks for a confidence (CortexDebate) gets `EXPLANATION:`, `CONFIDENCE:` and `ANSWER:`
+lines, the confidence drawn higher for a correct answer than for a wrong one. A ballot is written by
+its ballot kind (`BallotKind.write`), so a new kind needs nothing here. A call without a description
+(another package's solver) gets a plain answer in the format its prompt's answer instruction names.
 
     inspect eval mad_tasks/strategyqa --model madsim/a -M accuracy=[0.8,0.6,0.6] -M latency=0.2
 """
@@ -44,18 +48,21 @@ from ..engine.answers import (
     YesNo,
     format_from_instruction,
 )
-from ..engine.methods.cortex import CONFIDENCE_INSTRUCTION
-from ..engine.methods.d3 import defended_side, prompt_kind, shown_answers
-from ..engine.methods.decision_prompts import (
-    AGREE_REQUEST,
-    BALLOT_REQUEST,
-    CURRENT,
-    EXTRACT_REQUEST,
-    REASONING_ONLY,
+from ..engine.protocols.voting import ballot_kind
+from ..engine.requests import (
+    AnswerRequest,
+    BallotRequest,
+    DefenceRequest,
+    ExtractRequest,
+    PersonaRequest,
+    ReasoningRequest,
+    Request,
+    ScoreRequest,
+    VerdictRequest,
 )
-from ..engine.methods.personas import PERSONA_REQUEST
-from ..engine.protocols.d3 import CRITERIA, flip
 from ..inspect_runtime import current_call
+
+NO_ANSWER = "(This agent thinks about it but does not commit to an answer.)"
 
 
 class SimulatedModel(ModelAPI):
@@ -115,16 +122,12 @@ class SimulatedModel(ModelAPI):
             _digest(self.model_name, self.seed, config.seed, state.epoch if state else 0, agent,
                     call.round if call else 0, call.purpose if call else "", attempt, prompt)
         )  # fmt: skip
-        request = _request(input, attempt)
-        fmt = format_from_instruction(request) or format_from_instruction(prompt)
-        special = next((h for marker, h in _SPECIAL if marker in request), None)
-        if prompt_kind(prompt):  # D3 advocates, judge and jurors, follow-ups included
-            special = "_d3"
-        text = (
-            getattr(self, special)(agent, prompt, request, rng)
-            if special
-            else self._reply(agent, fmt, prompt, request, rng)
-        )
+        asks = call.asks if call else None
+        if asks is None:  # not one of this project's calls: answer what its instruction asks
+            last = next((m.text for m in reversed(input) if m.role == "user"), "")
+            fmt = format_from_instruction(last) or format_from_instruction(prompt)
+            asks = AnswerRequest(fmt) if fmt else None
+        text = self._respond(asks, agent, prompt, rng)
         if self.latency:
             await anyio.sleep(self.latency)
         out = ModelOutput.from_content(model=self.model_name, content=text)
@@ -133,114 +136,105 @@ class SimulatedModel(ModelAPI):
             out.usage = ModelUsage(input_tokens=inp, output_tokens=outp, total_tokens=inp + outp)
         return out
 
-    def _reply(
-        self, agent: str, fmt: AnswerFormat | None, prompt: str, request: str, rng: random.Random
+    def _respond(self, asks: Request | None, agent: str, prompt: str, rng: random.Random) -> str:
+        match asks:
+            case AnswerRequest() | ExtractRequest():
+                return self._answer(agent, asks, prompt, rng)
+            case ReasoningRequest():
+                return self._reasoning(agent, asks, rng)
+            case PersonaRequest():
+                return self._persona(asks, rng)
+            case BallotRequest():
+                return self._ballot(agent, asks, prompt, rng)
+            case DefenceRequest() | ScoreRequest() | VerdictRequest():
+                return self._d3(agent, asks, rng)
+        return NO_ANSWER
+
+    def _answer(
+        self, agent: str, asks: AnswerRequest | ExtractRequest, prompt: str, rng: random.Random
     ) -> str:
+        fmt = asks.fmt
         gold = self._gold(prompt, fmt)
-        if fmt is None or gold is None or rng.random() < self.unparseable:
-            return "(This agent thinks about it but does not commit to an answer.)"
-        if EXTRACT_REQUEST in request:  # decision debates: restate the solution a text gives
-            given = re.search(r"<<<\n(.*)\n>>>", request, re.S)
-            stated = fmt.extract(given.group(1)) if given else None
+        if gold is None or rng.random() < self.unparseable:
+            return NO_ANSWER
+        if isinstance(asks, ExtractRequest):  # restate the solution the text gives, if it gives one
+            stated = None if asks.conclude else fmt.extract(asks.text)
             if stated is not None:
                 return f"ANSWER: {stated}"
-        peers = [
-            a for a in (fmt.extract(s) for s in re.split(r"\n--- \w+ ---\n", request)[1:]) if a
-        ]
-        current = re.findall(rf"(?m)^{CURRENT} (.+)$", prompt)
-        current_answer = fmt.parse(current[-1]) if current else None
-        if current_answer is not None:  # decision debates: the solution under discussion
-            peers = [current_answer]
+            asks = AnswerRequest(fmt)
+        # decision debates: the solution under discussion stands for the others' answers
+        peers = [asks.current] if asks.current is not None else list(asks.shown)
         if peers and rng.random() < self.conformity:
             answer, why = Counter(peers).most_common(1)[0][0], "the other agents convinced me"
         elif rng.random() < self._accuracy(agent):
             answer, why = gold, "I worked it out"
         else:
             answer, why = _wrong(gold, fmt, rng), "I made a mistake somewhere"
-        if CONFIDENCE_INSTRUCTION in request:  # CortexDebate: explanation and confidence
+        if asks.confidence:  # CortexDebate: explanation and confidence
             sure = rng.uniform(0.6, 0.95) if answer == gold else rng.uniform(0.25, 0.7)
             return (
                 f"EXPLANATION: Simulated reasoning of {agent}: {why}.\n"
                 f"CONFIDENCE: {sure:.2f}\nANSWER: {answer}"
             )
-        # decision debates: [AGREE] exactly when it holds the same answer
-        if AGREE_REQUEST in request:
-            same = current_answer is not None and fmt.key(answer) == fmt.key(current_answer)
+        if asks.agreement:  # decision debates: [AGREE] exactly when it holds the same answer
+            same = asks.current is not None and fmt.key(answer) == fmt.key(asks.current)
             why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
         return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
 
     # -- decision debates (engine/methods/decision.py): personas, reasoning-only turns, ballots -----
 
-    def _persona(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
+    def _persona(self, asks: PersonaRequest, rng: random.Random) -> str:
         if rng.random() < self.unparseable:
             return "Perhaps someone who knows the subject well."
-        free = [p for p in _PERSONAS if f"- {p[0]}:" not in request] or list(_PERSONAS)
+        free = [p for p in _PERSONAS if p[0] not in asks.taken] or list(_PERSONAS)
         role, description = rng.choice(free)
         return json.dumps({"role": role, "description": description})
 
-    def _reasoning(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
+    def _reasoning(self, agent: str, asks: ReasoningRequest, rng: random.Random) -> str:
         tag = ""
-        if AGREE_REQUEST in request:
+        if asks.agreement:
             tag = "[AGREE] " if rng.random() < self.conformity else "[DISAGREE] "
         return f"{tag}Simulated reasoning steps of {agent}: the key facts are these."
 
-    def _ballot(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
-        """Vote for the candidates that hold the answer this agent believes (its own first)."""
-        from .._inspect_sample import answer_format_for
-
-        state = sample_state()
-        fmt = answer_format_for(state, "auto") if state is not None else None
+    def _ballot(self, agent: str, asks: BallotRequest, prompt: str, rng: random.Random) -> str:
+        """Vote for the candidates that hold the answer this agent believes, its own first."""
+        fmt, n = asks.fmt, len(asks.candidates)
         gold = self._gold(prompt, fmt)
-        listed = re.findall(r"(?m)^Solution (\d+): (.*)$", request)
-        if fmt is None or gold is None or not listed or rng.random() < self.unparseable:
+        if gold is None or not n or rng.random() < self.unparseable:
             return "All of these have merit; I cannot choose."
         belief = gold if rng.random() < self._accuracy(agent) else _wrong(gold, fmt, rng)
-        held = {int(i): fmt.parse(text) for i, text in listed}
-        liked = [i for i, a in held.items() if a is not None and fmt.key(a) == fmt.key(belief)]
-        others = [i for i in held if i not in liked]
-        own = int(re.sub(r"\D", "", agent) or 1) - 1
-        kind = next(k for k, asked in BALLOT_REQUEST.items() if asked in request)
-        if kind == "simple":
-            pick = own if own in liked else (liked or [rng.choice(others)])[0]
-            return f"I vote for solution {pick}."
-        if kind == "approval":
-            return ", ".join(map(str, liked or [rng.choice(others)]))
-        if kind == "ranked":
-            return " ".join(map(str, (liked + others)[:5]))
-        stated = re.search(r"add up to (?:exactly |at most )?(\d+)", request)
-        if stated is None:
-            raise ValueError("madsim: a cumulative ballot request without its point total")
-        total = int(stated.group(1))
-        chosen = liked or [rng.choice(others)]
-        points = {str(i): total // len(chosen) for i in chosen}
-        points[str(chosen[0])] += total - sum(points.values())
-        return f"My allocation: {json.dumps(points)}"
+        own = _index(agent)  # an agent's own candidate, when every agent offers one
+        held = [i for i, a in enumerate(asks.candidates) if fmt.key(a) == fmt.key(belief)]
+        liked = sorted(held, key=lambda i: i != own) or [rng.randrange(n)]
+        others = [i for i in range(n) if i not in liked]
+        return ballot_kind(asks.rules.protocol).write(liked, others, asks.rules)
 
     # -- D3 judges (engine/methods/d3.py): defences, judge scores, juror votes -----------------------
 
-    def _d3(self, agent: str, prompt: str, request: str, rng: random.Random) -> str:
+    def _d3(
+        self, agent: str, asks: DefenceRequest | ScoreRequest | VerdictRequest, rng: random.Random
+    ) -> str:
         """Prefer the better answer with probability `accuracy`: the gold side of a judged pair, or
         the answer that states the target; a judge gives steady totals with a margin per pair."""
         if rng.random() < self.unparseable:
             return "(This agent weighs both sides but does not commit.)"
-        kind = prompt_kind(prompt)
-        if kind == "defend":
+        if isinstance(asks, DefenceRequest):
             return (
-                f"Simulated defence of Answer {defended_side(prompt)}: it addresses the question "
+                f"Simulated defence of Answer {asks.side}: it addresses the question "
                 "directly, its claims are accurate and its reasoning is easy to follow."
             )
-        shown = shown_answers(prompt)
-        better = _better(*shown) if shown else None
+        better = _better(asks.a, asks.b)
         if better is None:
             pick = rng.choice("AB")
         else:
-            pick = better if rng.random() < self._accuracy(agent) else flip(better)
-        if kind == "vote":
+            pick = better if rng.random() < self._accuracy(agent) else _OTHER[better]
+        if isinstance(asks, VerdictRequest):
             return f"Simulated juror {agent}: Answer {pick} serves the question better.\nANSWER: {pick}"
-        margin = 8 + _digest(*sorted(shown or ("", ""))) % 25 + rng.randint(-2, 2)
+        k = asks.criteria
+        margin = 8 + _digest(*sorted((asks.a, asks.b))) % 25 + rng.randint(-2, 2)
         high, low = 70 + (margin + 1) // 2, 70 - margin // 2
         totals = (high, low) if pick == "A" else (low, high)
-        split = [[t // CRITERIA + (i < t % CRITERIA) for i in range(CRITERIA)] for t in totals]
+        split = [[t // k + (i < t % k) for i in range(k)] for t in totals]  # k rows per total
         rows = "\n".join(f"{i + 1}. [{a}, {b}]" for i, (a, b) in enumerate(zip(*split)))
         return (
             f"{rows}\nFeedback A: be more specific.\nFeedback B: address the other side.\n"
@@ -257,17 +251,10 @@ class SimulatedModel(ModelAPI):
         return fmt.extract(f"ANSWER: {raw}")
 
     def _accuracy(self, agent: str) -> float:
-        m = re.search(r"_(\d+)$", agent)
-        i = int(m.group(1)) - 1 if m else 0
-        return self.accuracy[min(i, len(self.accuracy) - 1)]
+        return self.accuracy[min(_index(agent), len(self.accuracy) - 1)]
 
 
-# prompts recognised by a fixed sentence in the last user message -> the method that answers them
-_SPECIAL = (
-    (PERSONA_REQUEST, "_persona"),
-    (REASONING_ONLY, "_reasoning"),
-    *((request, "_ballot") for request in BALLOT_REQUEST.values()),
-)
+_OTHER = {"A": "B", "B": "A"}
 
 _PERSONAS = (
     ("Historian", "knows how past events and dates fit together"),
@@ -293,7 +280,7 @@ def _better(a: str, b: str) -> str | None:
         # a judged pair, shown in either order (and anonymised): place it by word overlap
         as_given = _overlap(a, meta["answer_a"]) + _overlap(b, meta["answer_b"])
         reversed_ = _overlap(a, meta["answer_b"]) + _overlap(b, meta["answer_a"])
-        return gold if as_given >= reversed_ else flip(gold)
+        return gold if as_given >= reversed_ else _OTHER[gold]
     # a graded output against a reference: the answer that states the target is the better one
     text = FreeText()
     states = [text.key(text.extract(x) or x) == text.key(gold) for x in (a, b)]
@@ -316,14 +303,6 @@ def _wrong(gold: str, fmt: AnswerFormat, rng: random.Random) -> str:
     return f"not {gold}"
 
 
-def _request(input: list[ChatMessage], attempt: int) -> str:
-    """The user message a call answers. Follow-up number `attempt` comes after `attempt` pairs of
-    (unreadable reply, reminder), and a reminder repeats only the instruction, not what it needs
-    (the candidates of a ballot, the peers' answers)."""
-    asked = input[: max(1, len(input) - 2 * attempt)]
-    return next((m.text for m in reversed(asked) if m.role == "user"), "")
-
-
 def _load_answers(path: str) -> dict[str, str]:
     gold = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -334,6 +313,12 @@ def _load_answers(path: str) -> dict[str, str]:
                 ("yes" if answer else "no") if isinstance(answer, bool) else str(answer)
             )
     return gold
+
+
+def _index(agent: str) -> int:
+    """`agent_3` -> 2 (`swapped/juror_2` -> 1); 0 for a name without a number."""
+    m = re.search(r"_([0-9]{1,6})$", agent)
+    return int(m.group(1)) - 1 if m else 0
 
 
 def _digest(*parts: Any) -> int:

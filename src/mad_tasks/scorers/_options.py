@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from inspect_ai.scorer import Scorer
+
+from ..engine.options import Options, options_factory
+
+O = TypeVar("O", bound=Options)
 
 
 class ScorerOptionError(Exception):
@@ -18,3 +25,11 @@ def scorer_options() -> Iterator[None]:
         yield
     except ValueError as e:
         raise ScorerOptionError(str(e)) from None
+
+
+def takes(cls: type[O], **preset: Any) -> Callable[[Callable[[O], Scorer]], Callable[..., Scorer]]:
+    """`@takes(Options)` over `build(options) -> Scorer`: the scorer's `-S` options are the fields
+    of the options object, checked by making it; a bad one raises `ScorerOptionError`."""
+    return lambda build: options_factory(
+        cls, build, "scorer", error=lambda e: ScorerOptionError(str(e)), **preset
+    )

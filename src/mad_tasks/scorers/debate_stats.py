@@ -11,28 +11,22 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import STORE_KEY
-from ..engine.records import TOTALS, DebateResult, token_totals
-
-STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
+from .._inspect_sample import NO_RESULT, load_result
+from ..engine.records import DEBATE_STATS
 
 
-@scorer(metrics={name: [mean()] for name in STATS})
+@scorer(metrics={name: [mean()] for name in DEBATE_STATS})
 def debate_stats() -> Scorer:
-    """Cost and dynamics of the debate behind each answer (tokens per role are in the metadata)."""
+    """Cost and dynamics of the debate behind each answer (tokens per role are in the metadata).
+
+    `rounds` counts answer rounds, the first answers included, for every method."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        record = state.store.get(STORE_KEY)
-        if record is None:
-            return Score.unscored(reason="no mad_tasks debate record in the sample store")
-        result = DebateResult.from_dict(record)
+        result = load_result(state)
+        if result is None:
+            return Score.unscored(reason=NO_RESULT)
         return Score(
-            value={
-                "rounds": result.rounds,
-                **token_totals(result.calls),
-                "answer_changes": result.answer_changes(),
-                "abstentions": sum(a.answer is None for a in result.answers),
-            },
+            value=result.stats(),
             answer=result.final or "",
             metadata={
                 "method": result.method,

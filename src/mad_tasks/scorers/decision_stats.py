@@ -17,15 +17,17 @@ Works after the fact too: `inspect score LOG --scorer mad_tasks/decision_stats`,
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import STORE_KEY
+from .._inspect_sample import NO_RESULT, load_result
 from ..engine.answers import AnswerFormat, infer_format, make_format
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
+from ..engine.methods.decision_records import DecisionRecord
 from ..engine.options import embedder_spec, optional
-from ..engine.records import DebateResult, reply_tokens
+from ..engine.records import DebateResult
 from ._options import scorer_options
 
 
@@ -82,38 +84,29 @@ def decision_stats(embedder: str | None = None) -> Scorer:
     embed = make_embedder(embedder) if embedder is not None else None
 
     async def score(state: TaskState, target: Target) -> Score:
-        record = state.store.get(STORE_KEY)
-        if record is None or "decision_success" not in record.get("details", {}):
+        result = load_result(state)
+        if result is None:
+            return Score.unscored(reason=NO_RESULT)
+        record = result.record
+        if not isinstance(record, DecisionRecord):
             return Score.unscored(reason="no decision-protocol debate record in the sample store")
-        result = DebateResult.from_dict(record)
-        d = result.details
-        cosine = d["answer_cosine"]
+        cosine = record.answer_cosine
         if embed is not None:
             fmt = _format(state, result)
-            texts = [fmt.describe(a) for a in d["final_answers"].values() if a is not None]
+            texts = [fmt.describe(a) for a in record.final_answers.values() if a is not None]
             cosine = mean_pairwise_cosine(await embed.embed(texts)) if len(texts) > 1 else None
-        ballots = [b for v in d["votes"] for b in v["ballots"]]
+        stats = record.stats(result.calls, cosine)
         return Score(
-            value={
-                "decision_success": int(d["decision_success"]),
-                "turns": d["turns_used"],
-                "max_turns": d["max_turns"],
-                "votes": len(d["votes"]),
-                "ties": sum(v["tie"] for v in d["votes"]),
-                "ballots": len(ballots),
-                "invalid_ballots": sum(b["parsed"] is None for b in ballots),
-                "calls": len(result.calls),
-                "tokens": reply_tokens(result.calls),  # None: a reply reported no usage
-                "answer_cosine": cosine if cosine is not None else math.nan,
-            },
+            # NaN: no diversity figure (under two answers), which the mean leaves out
+            value={**stats, "answer_cosine": cosine if cosine is not None else math.nan},
             answer=result.final or "",
             metadata={
                 "method": result.method,
                 "protocol": result.options.get("protocol"),
-                "decided_at": d["decided_at"],
-                "fallback_used": d["fallback_used"],
-                "winner_agent": d["winner_agent"],
-                "embedder": embed.name if embed is not None else d["embedder"],
+                "decided_at": asdict(record.decided_at) if record.decided_at else None,
+                "fallback_used": record.fallback_used,
+                "winner_agent": record.winner_agent,
+                "embedder": embed.name if embed is not None else record.embedder,
                 "by_role": result.tokens_by_role(),
             },
         )

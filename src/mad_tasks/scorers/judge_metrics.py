@@ -27,9 +27,10 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import STORE_KEY
+from .._inspect_sample import load_result
 from ..engine.answers import Choice
 from ..engine.methods.d3 import VERDICT, explanation
+from ..engine.methods.d3_records import JudgeRecord
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.protocols.d3 import cohen_kappa as kappa
 from ..engine.records import DebateResult
@@ -153,14 +154,10 @@ def verbosity() -> Metric:
     return compute
 
 
-def judgment_metadata(result: DebateResult) -> dict[str, Any]:
+def judgment_metadata(result: DebateResult, record: JudgeRecord) -> dict[str, Any]:
     """What the metrics read from a D3 record, plus its costs by role and the options that ran."""
-    d = result.details
     return {
-        "verdict": result.final,
-        "abstained": result.final is None,
-        **{k: d[k] for k in ("rounds", "early_stop", "stop_reasons", "tokens", "calls")},
-        **{k: d[k] for k in ("position_consistent", "unscored", "abstentions")},
+        **record.stats(),
         "method": result.method,
         "options": result.options,
         "by_role": result.tokens_by_role(),
@@ -203,13 +200,12 @@ def judge_agreement() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         gold = target.text.strip()
-        record = state.store.get(STORE_KEY)
-        if record is not None and record.get("details", {}).get("hearings"):
-            result = DebateResult.from_dict(record)
+        result = load_result(state)
+        if result is not None and isinstance(result.record, JudgeRecord):
             verdict, metadata, why = (
                 result.final,
-                judgment_metadata(result),
-                explanation(result.details),
+                judgment_metadata(result, result.record),
+                explanation(result.record),
             )
         else:  # any other solver: read its verdict from the output
             verdict = read_verdict(state.output.completion)

@@ -13,16 +13,16 @@ verdict, costs and the whole record go into the score metadata. Works after the 
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import judge_session
-from ..engine.judge_options import court_options, more_options, stop_rule
-from ..engine.methods.d3 import Judge, Pair, explanation
-from ..engine.methods.more import more as run_more
-from ..engine.methods.samre import samre as run_samre
-from ..engine.options import OptionError, boolean
-from ._options import scorer_options
+from ..engine.judge_options import MoreJudgeOptions, SamreJudgeOptions
+from ..engine.methods.d3 import Pair, explanation
+from ..engine.methods.d3_records import JudgeRecord
+from ._options import takes
 from .judge_metrics import (
     abstention_rate,
     judgment_metadata,
@@ -50,13 +50,6 @@ METRICS = [
 ]
 
 
-def reference_option(reference: object) -> None:
-    if not (isinstance(reference, str) and reference.strip()):
-        raise OptionError(
-            "reference", reference, "target, or the name of a metadata field", "scorer"
-        )
-
-
 def reference_of(state: TaskState, target: Target, reference: str) -> str:
     if reference == "target":
         return target.text
@@ -69,9 +62,7 @@ def reference_of(state: TaskState, target: Target, reference: str) -> str:
     return value
 
 
-def graded(
-    reference: str, judge: Judge, retries: int, temperature: float | None, max_tokens: int | None
-) -> Scorer:
+def graded(opts: MoreJudgeOptions | SamreJudgeOptions) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         if not state.output.completion.strip():
             return Score(
@@ -81,19 +72,23 @@ def graded(
                 metadata={"outcome": NO_OUTPUT, "calls": 0, "tokens": 0},
             )
         # shown as written: no prompt names the model under test
-        reference_answer = reference_of(state, target, reference)
+        reference_answer = reference_of(state, target, opts.reference)
         pair = Pair(state.input_text, state.output.completion, reference_answer)
-        session = judge_session(state.sample_id, pair.question, retries, temperature, max_tokens)
-        result = await judge(session, pair)
+        session = judge_session(
+            state.sample_id, pair.question, opts.retries, opts.temperature, opts.max_tokens
+        )
+        result = await opts.judge()(session, pair)
+        record = result.record
+        assert isinstance(record, JudgeRecord)  # every D3 judge records its hearings
         outcome, value = OUTCOMES[result.final]
         return Score(
             value=value,
             answer=outcome,
-            explanation=explanation(result.details),
+            explanation=explanation(record),
             metadata={
-                **judgment_metadata(result),
+                **judgment_metadata(result, record),
                 "outcome": outcome,
-                "hearings": result.details["hearings"],
+                "hearings": [asdict(h) for h in record.hearings],
             },
         )
 
@@ -101,79 +96,14 @@ def graded(
 
 
 @scorer(metrics=METRICS)
-def more_judge(
-    reference: str = "target",
-    advocates: int = 3,
-    aggregation: str = "synthesis",
-    jurors: int = 5,
-    personas: bool = True,
-    tiebreak: str = "cumulative",
-    swap: bool = False,
-    swap_resolution: str = "tie",
-    retries: int = 1,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-) -> Scorer:
-    """Grade the output against a reference with MORE (see the `more` solver for the options).
-
-    Args:
-        reference: where the reference answer is: `target`, or the name of a metadata field.
-    """
-    with scorer_options():
-        reference_option(reference)
-        more_options("scorer", advocates, aggregation)
-        jury, positions = court_options(
-            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
-            max_tokens,
-        )  # fmt: skip
-    return graded(
-        reference,
-        lambda s, p: run_more(s, p, advocates, aggregation, jury, positions),
-        retries,
-        temperature,
-        max_tokens,
-    )
+@takes(MoreJudgeOptions)
+def more_judge(o: MoreJudgeOptions) -> Scorer:
+    """Grade the output against a reference with MORE (the options are the `more` solver's)."""
+    return graded(o)
 
 
 @scorer(metrics=METRICS)
-def samre_judge(
-    reference: str = "target",
-    max_rounds: int = 5,
-    stopping: str = "signed",
-    eps: float | None = None,
-    window: int | None = None,
-    min_rounds: int | None = None,
-    decisive_gap: float | None = None,
-    token_budget: int | None = None,
-    summarize: bool = False,
-    jurors: int = 5,
-    personas: bool = True,
-    tiebreak: str = "cumulative",
-    swap: bool = False,
-    swap_resolution: str = "tie",
-    retries: int = 1,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-) -> Scorer:
-    """Grade the output against a reference with SAMRE (see the `samre` solver for the options).
-
-    Args:
-        reference: where the reference answer is: `target`, or the name of a metadata field.
-    """
-    with scorer_options():
-        reference_option(reference)
-        rule = stop_rule(
-            "scorer", max_rounds, stopping, eps, window, min_rounds, decisive_gap, token_budget
-        )
-        boolean("summarize", summarize, kind="scorer")
-        jury, positions = court_options(
-            "scorer", jurors, personas, tiebreak, swap, swap_resolution, retries, temperature,
-            max_tokens,
-        )  # fmt: skip
-    return graded(
-        reference,
-        lambda s, p: run_samre(s, p, rule, summarize, jury, positions),
-        retries,
-        temperature,
-        max_tokens,
-    )
+@takes(SamreJudgeOptions)
+def samre_judge(o: SamreJudgeOptions) -> Scorer:
+    """Grade the output against a reference with SAMRE (the options are the `samre` solver's)."""
+    return graded(o)

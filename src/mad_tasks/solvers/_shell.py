@@ -1,28 +1,38 @@
-"""What every solver does around its method: read the sample, run the engine, write the results."""
+"""What every solver does around its method: take its options, read the sample, run the engine, write
+the results."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState
 
-from .._inspect_sample import STORE_KEY, answer_format_for
-from ..engine.answers import FORMATS, AnswerFormat, Choice
-from ..engine.options import MAX_RETRIES, generation, integer, one_of
+from .._inspect_sample import answer_format_for, save_result
+from ..engine.answers import AnswerFormat, Choice
+from ..engine.options import Answering, Options, options_factory
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..inspect_runtime import InspectRuntime
 
 Method = Callable[[Session], Awaitable[DebateResult]]
+O = TypeVar("O", bound=Options)
 
 
-def check_common(answer_format: Any, retries: Any, temperature: Any, max_tokens: Any) -> None:
-    """The options every answer-producing solver shares, checked before any model call."""
-    one_of("answer_format", answer_format, ("auto", *FORMATS))
-    integer("retries", retries, 0, MAX_RETRIES)
-    generation(temperature, max_tokens)
+def takes(
+    cls: type[O], *, groups: Sequence[str] | None = None, **preset: Any
+) -> Callable[[Callable[[O], Solver]], Callable[..., Solver]]:
+    """`@takes(Options)` over `build(options) -> Solver`: the solver's `-S` options are the fields
+    of the method's options object, checked by making it, before any model call."""
+    return lambda build: options_factory(cls, build, "solver", groups=groups, **preset)
+
+
+def method_solver(opts: Answering, method: Method) -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return await run_method(state, method, opts)
+
+    return solve
 
 
 def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:
@@ -36,25 +46,19 @@ def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:
     return Problem(text, fmt, system)
 
 
-async def run_method(
-    state: TaskState,
-    method: Method,
-    answer_format: str,
-    retries: int,
-    temperature: float | None,
-    max_tokens: int | None,
-) -> TaskState:
-    fmt = answer_format_for(state, answer_format)
+async def run_method(state: TaskState, method: Method, opts: Answering) -> TaskState:
+    fmt = answer_format_for(state, opts.answer_format)
     session = Session(
         InspectRuntime(state.sample_id),
         problem_for(state, fmt),
-        retries=retries,
-        temperature=temperature,
-        max_tokens=max_tokens,
+        retries=opts.retries,
+        temperature=opts.temperature,
+        max_tokens=opts.max_tokens,
     )
     result = await method(session)
-    result.options = {**result.options, "answer_format": fmt.name, "retries": retries}
-    state.store.set(STORE_KEY, result.to_dict())
+    # every option of the run, as the method recorded it where it did
+    result.options = {**opts.record(), **result.options, "answer_format": fmt.name}
+    save_result(state, result)
     write_output(state, result, fmt)
     return state
 

@@ -1,7 +1,7 @@
 """CortexDebate (Sun et al., 2025), "Debating Sparsely and Equally for Multi-Agent Debate".
 
-Round 0: every agent answers alone, with an explanation and a confidence that is recalibrated
-(Eq. 2). Then, for d = 1..D:
+Phase 1 (the paper's round 0): every agent answers alone, with an explanation and a confidence that
+is recalibrated (Eq. 2). Then, for debate rounds d = 1..D:
   1. weigh every edge i→j with the McKinsey trust formula W = C_i·R_i·I_ij / S_i, where R is the
      running mean of i's confidences, I is one minus the running mean of the similarity of i's and
      j's outputs, and S shrinks as i takes part in the debate (protocols.cortex);
@@ -12,22 +12,50 @@ Round 0: every agent answers alone, with an explanation and a confidence that is
 The final answer is the plurality of the last round; all-distinct answers give none (no fallback).
 `topology="full"` keeps every edge: the fully connected ablation and the cost baseline. Every call
 also records what its prompt would have cost with every other agent as a neighbour.
+
+Rounds in the record (calls, answers, turns, graphs, spans) count as in every other method: the
+initial answers are round 1, so the paper's debate round d is round d + 1; the viewer's text names
+the paper's round beside it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import report
 from ..answers import DECORATION, AnswerFormat, FreeText, lines_with
+from ..options import (
+    MAX_AGENTS,
+    MAX_ROUNDS,
+    Answering,
+    Check,
+    OptionError,
+    boolean,
+    embedder_option,
+    integer,
+    number,
+    one_of,
+    option,
+)
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult, Tally
+from ..requests import AnswerRequest
 from ..runtime import Msg, Runtime
 from ..session import Problem, Session
+from .cortex_records import (
+    CallContext,
+    CortexRecord,
+    Credibility,
+    GraphRecord,
+    ModelSize,
+    Turn,
+    Vote,
+    context_of,
+)
 from .du_debate import agent_names
 
 if TYPE_CHECKING:
@@ -38,11 +66,6 @@ S_MODES = ("smoothed", "literal")
 EMBED_TEXTS = ("no_confidence", "raw")
 FREEFORM_VOTES = ("exact", "medoid")
 
-# The prompt line the simulated model recognises to add a confidence line to its reply.
-CONFIDENCE_INSTRUCTION = (
-    'Before the final answer line, add a line of the form "CONFIDENCE: c", where c, between 0 and '
-    "1, is the probability that you are right."
-)
 NEIGHBOUR_HEADING = "--- peer ---"
 OWN_HEADING = "--- yours ---"
 MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
@@ -63,8 +86,9 @@ _CONFIDENCE_VALUE = re.compile(
 
 def _reply_format(fmt: AnswerFormat) -> str:
     return (
-        'Explain your reasoning step by step on lines after "EXPLANATION:". '
-        f"{CONFIDENCE_INSTRUCTION} {fmt.instruction()}"
+        'Explain your reasoning step by step on lines after "EXPLANATION:". Before the final '
+        'answer line, add a line of the form "CONFIDENCE: c", where c, between 0 and 1, is the '
+        f"probability that you are right. {fmt.instruction()}"
     )
 
 
@@ -119,48 +143,159 @@ def without_confidence(text: str) -> str:
 # -- options and records ------------------------------------------------------------------------------
 
 
+def _recalibration(name: str, value: Any) -> tuple[float, float, float] | None:
+    """[high, mid, low] with 1 >= high >= mid >= low >= 0, or "none" (no recalibration).
+
+    Numbers may come as text: `-S recalibration=0.8,0.6,0.3` arrives as three strings."""
+    if value is None or (isinstance(value, str) and value.lower() == "none"):
+        return None
+    bands = _numbers(value, 3)
+    if bands is not None and 1 >= bands[0] >= bands[1] >= bands[2] >= 0:
+        return bands[0], bands[1], bands[2]
+    raise OptionError(name, value, RECALIBRATION)
+
+
+RECALIBRATION = "[high, mid, low] with 1 >= high >= mid >= low >= 0, or none (or null)"
+
+
+def _numbers(value: Any, n: int) -> list[float] | None:
+    """A list of n finite numbers (or numeric strings, as YAML reads `7.6e9`), else None."""
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        return None
+    numbers = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)) or len(str(v)) > 40:
+            return None
+        try:
+            numbers.append(float(v))
+        except ValueError:
+            return None
+    return numbers if all(math.isfinite(x) for x in numbers) else None
+
+
+CREDIBILITY = (
+    "{agent role or model name: [parameters, pre-training tokens]} with both counts positive and "
+    "finite, e.g. {agent_1: [7.6e9, 1.8e13]}, or null (unset)"
+)
+
+
+def _credibility_option(name: str, value: Any) -> dict[str, ModelSize] | None:
+    """{agent role or model name: [parameters, pre-training tokens]}, both raw counts > 0."""
+    if value is None:
+        return None
+    sizes: dict[str, ModelSize] = {}
+    for key, size in value.items() if isinstance(value, dict) else [(None, None)]:
+        counts = [size.params, size.tokens] if isinstance(size, ModelSize) else _numbers(size, 2)
+        if not isinstance(key, str) or counts is None or min(counts) <= 0:
+            raise OptionError(name, value, CREDIBILITY)
+        sizes[key] = ModelSize(counts[0], counts[1])
+    return sizes
+
+
+def _choice(allowed: Sequence[str]) -> Check:
+    return lambda name, v: one_of(name, v, allowed)
+
+
 @dataclass(frozen=True)
-class ModelSize:
-    """What Eq. 3 needs to know of a model: its parameters N and pre-training tokens M."""
-
-    params: float
-    tokens: float
-
-
-@dataclass(frozen=True)
-class CortexOptions:
-    agents: int = 5
-    max_rounds: int = 5  # D; 0 leaves the initial answers only (majority voting, MaV)
-    topology: str = "mdm"
-    s_mode: str = "smoothed"  # A1: S + s_smoothing; "literal": x/0 = +inf (round 1: full mesh)
-    s_smoothing: float = 1.0
-    participation: str = "in"  # A2: P counts the heads an agent read; "out": the tails that read it
-    recalibration: tuple[float, float, float] | None = rules.RECALIBRATION  # None: Eq. 2 off
-    show_confidence: bool = False  # A7: neighbours read the confidence line too
-    include_self: bool = False  # A8: the agent also reads its own previous output
-    check_round0: bool = False  # A9: stop before round 1 when the initial answers agree
-    tie_break: str = "lowest_agent_index"  # A12; "none": a tie gives no answer
-    freeform_vote: str = "exact"  # A11; "medoid": free-text answers, the one closest to the rest
-    embed_text: str = "no_confidence"  # A5; "raw": embed the whole reply
-    sizes: tuple[ModelSize | None, ...] = ()  # per agent; any unknown -> equal credibility (A14)
-    models: tuple[str, ...] = ()  # per agent, for the record
+class CortexOptions(Answering):
+    agents: int = option(
+        5,
+        "number of agents, each on model role `agent_i` (falling back to `agent`, then the main "
+        "model), so every agent can be a different model.",
+        lambda name, v: integer(name, v, 2, MAX_AGENTS),
+    )
+    max_rounds: int = option(
+        5,
+        "debate rounds D after the initial answers (paper: 5); 0 = majority voting only.",
+        lambda name, v: integer(name, v, 0, MAX_ROUNDS),
+    )
+    topology: str = option(
+        "mdm",
+        "mdm (per-tail mean pruning of the trust weights) or full (every agent reads every "
+        "other: the fully connected ablation and cost baseline).",
+        _choice(TOPOLOGIES),
+    )
+    embedder: str = embedder_option(
+        "similarity for the intimacy term: hashing (offline), openai[/<model>] (the paper: "
+        "openai/text-embedding-3-large) or sentence-transformers[/<model>]."
+    )
+    credibility: Mapping[str, ModelSize] | None = option(
+        None,
+        "model sizes for the credibility term, keyed by agent role or model name: {key: "
+        "[parameters, pre-training tokens]}. Without an entry for every agent all agents get "
+        "the same credibility, which the pruning rule cancels.",
+        _credibility_option,
+    )
+    s_mode: str = option(
+        "smoothed",  # A1: S + s_smoothing; "literal": x/0 = +inf (round 1: full mesh)
+        "smoothed (S + s_smoothing, since the printed S is 0 in round 1) or literal (x/0 = "
+        "infinity: round 1 becomes a full mesh).",
+        _choice(S_MODES),
+    )
+    s_smoothing: float = option(
+        1.0,
+        "the constant added to S in smoothed mode (> 0).",
+        lambda name, v: number(name, v, 0, above=True),
+    )
+    participation: str = option(
+        "in",  # A2
+        "in (P counts the agents an agent read) or out (the agents that read it).",
+        _choice(rules.PARTICIPATION),
+    )
+    recalibration: tuple[float, float, float] | None = option(
+        rules.RECALIBRATION, 'the confidence bands [high, mid, low] of Eq. 2, or "none".',
+        _recalibration,
+    )  # fmt: skip
+    show_confidence: bool = option(
+        False, "neighbours also read each other's confidence line (A7).", boolean
+    )
+    include_self: bool = option(
+        False, "an agent also reads its own previous output (ablation A8; the paper: no).", boolean
+    )
+    check_round0: bool = option(
+        False, "stop before the first debate round when the initial answers agree (A9).", boolean
+    )
+    tie_break: str = option(
+        "lowest_agent_index",  # A12
+        "lowest_agent_index or none (a tie for first gives no answer).",
+        _choice(rules.TIE_BREAKS),
+    )
+    freeform_vote: str = option(
+        "exact",  # A11
+        "exact (the paper) or medoid (free-text answers: the one most similar to the others).",
+        _choice(FREEFORM_VOTES),
+    )
+    embed_text: str = option(
+        "no_confidence",  # A5
+        "no_confidence (answer and explanation) or raw (the whole reply).",
+        _choice(EMBED_TEXTS),
+    )
+    # per agent, set by the solver for each sample from the model roles: any unknown size ->
+    # equal credibility (A14); the models for the record
+    sizes: tuple[ModelSize | None, ...] = option((), "model sizes per agent.", group="internal")
+    models: tuple[str, ...] = option((), "model per agent.", group="internal")
 
     def record(self) -> dict[str, Any]:
-        d = asdict(self)
-        del d["sizes"], d["models"]  # recorded under details["credibility"] and details["models"]
+        d = super().record()
+        # recorded in the CortexRecord (credibility, models)
+        del d["sizes"], d["models"], d["credibility"]
         return {**d, "recalibration": list(self.recalibration) if self.recalibration else None}
 
-
-@dataclass(frozen=True)
-class Turn:
-    """O_i^d with H_i^d: one agent's output in one round and the heads it read."""
-
-    agent: str
-    round: int
-    answer: str | None
-    stated_confidence: float | None  # None: missing, counted as 0.5
-    confidence: float  # H after recalibration
-    read: list[str]
+    def for_models(self, models: Sequence[str]) -> CortexOptions:
+        """These options for agents on `models`, each agent's size found by its role first, then
+        by its model's name; a credibility key that names neither is refused."""
+        names = agent_names(self.agents)
+        sizes = self.credibility or {}
+        unused = [key for key in sizes if key not in set(names) | set(models)]
+        if unused:
+            raise OptionError(
+                "credibility",
+                unused,
+                "keys naming an agent role or model of this run: "
+                + ", ".join(f"{n}={m}" for n, m in zip(names, models)),
+            )
+        found = tuple(sizes.get(name) or sizes.get(model) for name, model in zip(names, models))
+        return replace(self, sizes=found, models=tuple(models))
 
 
 @dataclass(frozen=True)
@@ -177,21 +312,21 @@ class Graph:
     participation_in: list[int]  # P after this round
     participation_out: list[int]
 
-    def to_record(self, names: Sequence[str]) -> dict[str, Any]:
+    def to_record(self, names: Sequence[str]) -> GraphRecord:
         n = len(names)
-        return {
-            "round": self.round,
-            "R": self.R,
-            "I": self.I,
-            "S": self.S,
-            "W": [[_json_number(w) for w in row] for row in self.W],
-            "tail_means": [_json_number(m) for m in self.tail_means],
-            "keep": [[int(k) for k in row] for row in self.keep],
-            "edges": [[i, j] for i in range(n) for j in range(n) if self.keep[i][j]],
-            "heads": {names[j]: [names[i] for i in rules.heads(self.keep, j)] for j in range(n)},
-            "participation_in": self.participation_in,
-            "participation_out": self.participation_out,
-        }
+        return GraphRecord(
+            round=self.round,
+            R=self.R,
+            I=self.I,
+            S=self.S,
+            W=[[_json_number(w) for w in row] for row in self.W],
+            tail_means=[_json_number(m) for m in self.tail_means],
+            keep=[[int(k) for k in row] for row in self.keep],
+            edges=[[i, j] for i in range(n) for j in range(n) if self.keep[i][j]],
+            heads={names[j]: [names[i] for i in rules.heads(self.keep, j)] for j in range(n)},
+            participation_in=self.participation_in,
+            participation_out=self.participation_out,
+        )
 
 
 def _json_number(x: float) -> float | str | None:
@@ -210,20 +345,8 @@ class PromptSize:
     neighbours: int
 
 
-@dataclass(frozen=True)
-class CallContext:
-    """One call's input tokens and what they would have been with every other agent as neighbour."""
-
-    agent: str
-    round: int
-    attempt: int
-    neighbours: int
-    input_tokens: int
-    full_mesh_input_tokens: int
-
-
-def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> list[CallContext]:
-    """The calls of round `d` with their full-mesh counterfactual (spec §7.4.2).
+def call_contexts(session: Session, round_: int, sizes: dict[str, PromptSize]) -> list[CallContext]:
+    """The calls of round `round_` with their full-mesh counterfactual (spec §7.4.2).
 
     The text pruning left out is priced at the tokens per character of the agent's own first call
     of the round, so the figure is in the provider's tokens; a retry repeats the prompt, so it
@@ -233,7 +356,7 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
         (
             (c, c.input_tokens)
             for c in session.calls
-            if c.round == d and c.agent in sizes and c.input_tokens is not None
+            if c.round == round_ and c.agent in sizes and c.input_tokens is not None
         ),
         key=lambda priced: (priced[0].agent, priced[0].attempt),
     )
@@ -246,7 +369,7 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
         out.append(
             CallContext(
                 agent=c.agent,
-                round=d,
+                round=round_,
                 attempt=c.attempt,
                 neighbours=size.neighbours,
                 input_tokens=tokens,
@@ -256,29 +379,6 @@ def call_contexts(session: Session, d: int, sizes: dict[str, PromptSize]) -> lis
     return out
 
 
-def context_summary(calls: Sequence[CallContext]) -> dict[str, Any]:
-    """Input tokens per call, per agent and per sample, actual and full-mesh."""
-    actual = sum(c.input_tokens for c in calls)
-    full = sum(c.full_mesh_input_tokens for c in calls)
-    per_agent: dict[str, dict[str, int]] = {}
-    for c in calls:
-        a = per_agent.setdefault(
-            c.agent, {"calls": 0, "input_tokens": 0, "full_mesh_input_tokens": 0}
-        )
-        a["calls"] += 1
-        a["input_tokens"] += c.input_tokens
-        a["full_mesh_input_tokens"] += c.full_mesh_input_tokens
-    return {
-        "calls": len(calls),
-        "input_tokens": actual,
-        "full_mesh_input_tokens": full,
-        "ratio": actual / full if full else None,  # below 1: what pruning saved on this trajectory
-        "round0_input_tokens": sum(c.input_tokens for c in calls if c.round == 0),  # MaV's cost
-        "per_agent": per_agent,
-        "per_call": [asdict(c) for c in calls],
-    }
-
-
 # -- the method ----------------------------------------------------------------------------------
 
 
@@ -286,7 +386,8 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
     p, rt = session.problem, session.runtime
     n = opts.agents
     names = agent_names(n)
-    C, credibility = _credibility(opts, names)
+    credibility = _credibility(opts, names)
+    C = credibility.C
     warnings: list[str] = []
     contexts: list[CallContext] = []
     turns: list[list[Turn]] = []
@@ -307,16 +408,20 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
     def agreed(replies: Sequence[AgentAnswer]) -> bool:
         return rules.unanimous([r.answer for r in replies], p.fmt.key)
 
-    # Phase 1: independent initial answers
-    async with rt.span("round 0"):
+    # Phase 1: independent initial answers, round 1 (the paper's round 0)
+    async with rt.span("round 1"):
         first = initial_prompt(p.question, p.fmt)
+        asks = AnswerRequest(p.fmt, confidence=True)
         outputs = await rt.gather(
-            *(session.answer(name, name, [Msg("user", first)], "initial", 0) for name in names)
+            *(
+                session.answer(name, name, [Msg("user", first)], "initial", 1, asks=asks)
+                for name in names
+            )
         )
         size = PromptSize(len(p.system) + len(first), len(p.system) + len(first), 0)
-        contexts += call_contexts(session, 0, dict.fromkeys(names, size))
+        contexts += call_contexts(session, 1, dict.fromkeys(names, size))
         turns.append([turn(o, []) for o in outputs])
-        rt.info("round 0", _answers_markdown(0, turns[-1], p.fmt))
+        rt.info("round 1", _answers_markdown(1, turns[-1], p.fmt))
     replies_by_round = [outputs]
 
     stop = "consensus_round0" if opts.check_round0 and agreed(outputs) else None
@@ -324,11 +429,12 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
     sim = [[0.0] * n for _ in range(n)]
     P = {mode: [0] * n for mode in rules.PARTICIPATION}
 
-    # Phase 2: sparse debate rounds
+    # Phase 2: sparse debate rounds; d counts them as the paper does, `now` is the record's round
     d = 0
     while stop is None and d < opts.max_rounds:
         d += 1
-        async with rt.span(f"round {d}"):
+        now = d + 1
+        async with rt.span(f"round {now}"):
             # Step 1: edge weights from running means over rounds 0..d-1
             R = [rules.running_mean(r, t.confidence, d) for r, t in zip(R, turns[-1])]
             texts = [_embedded(o.text, opts) for o in outputs]
@@ -343,9 +449,9 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
             # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
             keep = rules.prune(W) if opts.topology == "mdm" else rules.full_mesh(n)
             P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
-            graph = Graph(d, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
+            graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
             graphs.append(graph)
-            rt.info(f"graph {d}", _graph_markdown(graph, names, C, opts))
+            rt.info(f"graph {now}", _graph_markdown(graph, names, C, opts))
 
             # Step 3: every agent answers again from its kept heads' outputs only
             shown = [_shown(o.text, opts) for o in outputs]
@@ -353,7 +459,16 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
             prompts = [_prompt_for(p, shown, j, read[j], opts) for j in range(n)]
             outputs = await rt.gather(
                 *(
-                    session.answer(names[j], names[j], [Msg("user", prompts[j])], "regenerate", d)
+                    session.answer(
+                        names[j],
+                        names[j],
+                        [Msg("user", prompts[j])],
+                        "regenerate",
+                        now,
+                        asks=AnswerRequest(
+                            p.fmt, _answers_read(outputs, j, read[j], opts), confidence=True
+                        ),
+                    )
                     for j in range(n)
                 )
             )
@@ -366,9 +481,9 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 )
                 for j in range(n)
             }
-            contexts += call_contexts(session, d, prompt_sizes)
+            contexts += call_contexts(session, now, prompt_sizes)
             turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
-            rt.info(f"round {d}", _answers_markdown(d, turns[-1], p.fmt))
+            rt.info(f"round {now}", _answers_markdown(now, turns[-1], p.fmt))
         replies_by_round.append(outputs)
         # Step 4: unanimity ends the debate
         if agreed(outputs):
@@ -389,30 +504,32 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
         calls=session.calls,
         tally=tally,
         options={**opts.record(), "embedder": embedder.name},
-        details={
-            "models": dict(zip(names, opts.models)),
-            "credibility": credibility,
-            "turns": [[asdict(t) for t in r] for r in turns],
-            "graphs": [g.to_record(names) for g in graphs],
-            "rounds_executed": d,
-            "stop_reason": stop or "max_rounds",
-            "consensus": stop is not None,
-            "vote": {"rule": rule, "all_distinct": rules.all_distinct(tally), "tie": tally.tie},
-            "context": context_summary(contexts),
-            "warnings": warnings,
-        },
+        record=CortexRecord(
+            agents=n,
+            models=dict(zip(names, opts.models)),
+            credibility=credibility,
+            turns=turns,
+            graphs=[g.to_record(names) for g in graphs],
+            rounds_executed=d,
+            stop_reason=stop or "max_rounds",
+            consensus=stop is not None,
+            vote=Vote(rule, rules.all_distinct(tally), tally.tie),
+            context=context_of(contexts, 1),
+            warnings=warnings,
+        ),
     )
 
 
-def _credibility(opts: CortexOptions, names: Sequence[str]) -> tuple[list[float], dict[str, Any]]:
+def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:
     """Eqs. 3-4 when every agent's model size is known; otherwise the same C for all (A14), which
     the per-tail mean rule cancels."""
     sizes = list(opts.sizes) or [None] * len(names)
     unknown = [name for name, s in zip(names, sizes) if s is None]
     if unknown:
-        return [1.0] * len(names), {"mode": "equal", "C": [1.0] * len(names), "unknown": unknown}
-    C = [rules.credibility(s.params, s.tokens) for s in sizes if s is not None]
-    return C, {"mode": "chinchilla", "C": C, "sizes": [asdict(s) for s in sizes if s is not None]}
+        return Credibility("equal", [1.0] * len(names), unknown, [])
+    known = [s for s in sizes if s is not None]
+    C = [rules.credibility(s.params, s.tokens) for s in known]
+    return Credibility("chinchilla", C, [], known)
 
 
 def _prompt_for(
@@ -420,6 +537,14 @@ def _prompt_for(
 ) -> str:
     own = shown[j] if opts.include_self else None
     return regeneration_prompt(p.question, p.fmt, [shown[i] for i in heads], own)
+
+
+def _answers_read(
+    outputs: Sequence[AgentAnswer], j: int, heads: Sequence[int], opts: CortexOptions
+) -> tuple[str, ...]:
+    """The answers agent j's prompt shows (its own first with include_self), for `Call.asks`."""
+    shown = ([j] if opts.include_self else []) + list(heads)
+    return tuple(a for i in shown if (a := outputs[i].answer) is not None)
 
 
 def _shown(text: str, opts: CortexOptions) -> str:
@@ -487,7 +612,8 @@ def _graph_markdown(g: Graph, names: Sequence[str], C: Sequence[float], opts: Co
     means = " | ".join(_f(m) for m in g.tail_means)
     no_bold = [[False] * n for _ in range(n)]
     return (
-        f"**Round {g.round} debate graph** (topology {opts.topology}; {s_rule}; "
+        f"**Round {g.round} debate graph** (the paper's debate round {g.round - 1}; topology "
+        f"{opts.topology}; {s_rule}; "
         f"P counts {opts.participation}-degree)\n\n"
         "W = C·R·I/S; **bold** edges are kept (weight ≥ the tail's mean).\n\n"
         f"{_matrix_markdown(g.W, names, g.keep)}\n| tail mean | {means} |\n\n"
@@ -504,8 +630,14 @@ def _answers_markdown(round: int, turns: Sequence[Turn], fmt: AnswerFormat) -> s
         f"| {_f(t.confidence)} | {', '.join(t.read) or '–'} |"
         for t in turns
     )
+    paper = (
+        "the initial answers, the paper's round 0"
+        if round == 1
+        else f"the paper's debate round {round - 1}"
+    )
     return (
-        f"**Round {round} answers**\n\n| agent | answer | confidence | recalibrated | read |\n"
+        f"**Round {round} answers** ({paper})\n\n"
+        "| agent | answer | confidence | recalibrated | read |\n"
         f"|---|---|---|---|---|\n{rows}"
     )
 

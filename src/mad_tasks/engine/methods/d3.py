@@ -11,14 +11,15 @@ the answers. `single_judge` is the baseline: the same criteria applied to the an
 
 from __future__ import annotations
 
-import re
-import statistics
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from .. import prompts
-from ..answers import Choice, without_answer_lines
+from ..answers import Choice
+from ..protocols.d3 import (
+    CRITERIA as CRITERION_ROWS,
+)
 from ..protocols.d3 import (
     SIDES,
     JudgeScores,
@@ -34,8 +35,10 @@ from ..protocols.d3 import (
     swap_verdict,
 )
 from ..records import AgentAnswer, DebateResult, reply_tokens
+from ..requests import DefenceRequest, ScoreRequest, VerdictRequest
 from ..runtime import Msg
 from ..session import Problem, Session
+from .d3_records import Defence, Evaluation, Hearing, JudgeRecord, JurorVote
 
 VERDICT = Choice(("Answer A", "Answer B"))  # a juror's vote, read like any answer
 SCORES = JudgeScores()
@@ -49,7 +52,6 @@ PERSONAS = (
     "a technology entrepreneur with a background in AI",
 )
 GENERIC_JUROR = "an impartial member of the public"
-JUROR_OPENING = "You are a juror"
 
 CRITERIA = (
     "relevance to the question",
@@ -64,43 +66,11 @@ OPPONENT_CRITERION = {
 }
 FEEDBACK_WORDS = 50
 
-# Every request for a defence ends this way; the simulated model reads the side from it.
-_DEFEND = re.compile(r"defence of Answer ([AB]) in at most \d+ words")
-
-
 # -- what is read and written --------------------------------------------------------------------
 
 
 def block(title: str, text: str) -> str:
     return f"[{title}]\n{text.strip()}\n[end of {title}]"
-
-
-def shown_answers(text: str) -> tuple[str, str] | None:
-    """The two answers a D3 prompt shows (for the simulated model), or None."""
-    found = [
-        re.search(rf"\[Answer {s}\]\n(.*?)\n\[end of Answer {s}\]", text, re.DOTALL) for s in SIDES
-    ]
-    return (found[0].group(1), found[1].group(1)) if found[0] and found[1] else None
-
-
-def prompt_kind(prompt: str) -> str | None:
-    """Which D3 request a whole prompt makes, follow-ups included: "vote", "defend" or "score".
-
-    For the simulated model (its own defences and evaluations, quoted in later prompts, never
-    match).
-    """
-    if prompt.startswith(JUROR_OPENING):
-        return "vote"
-    if _DEFEND.search(prompt):
-        return "defend"
-    if SCORES.instruction() in prompt:
-        return "score"
-    return None
-
-
-def defended_side(prompt: str) -> str | None:
-    found = _DEFEND.findall(prompt)
-    return found[-1] if found else None
 
 
 @dataclass(frozen=True)
@@ -232,7 +202,7 @@ def single_judge_prompt(pair: Pair) -> str:
 
 def juror_prompt(persona: str, transcript: str) -> str:
     return (
-        f"{JUROR_OPENING}: {persona}. Below is the record of a debate about which of two answers "
+        f"You are a juror: {persona}. Below is the record of a debate about which of two answers "
         "better responds to a question: the question, both answers, the advocates' defences and "
         "the judge's evaluations. Decide which answer is better. Judge the answers themselves, "
         "not the eloquence of their advocates; treat the judge's scores as one opinion, not as "
@@ -263,63 +233,6 @@ class Swap:
     resolution: str = "tie"  # when the orders disagree: "tie", or "gap" (judge gaps of both orders)
 
 
-@dataclass(frozen=True)
-class Defence:
-    side: str
-    agent: str
-    round: int
-    kind: str  # "argument", "merged" or "summary"
-    text: str
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """One scoring pass of the judge; `scores` is None when no reply gave readable totals."""
-
-    agent: str
-    round: int
-    scores: Scores | None
-    criteria: list[Scores] | None
-    text: str
-    attempts: int
-
-    @property
-    def gap(self) -> int | None:
-        return self.scores[0] - self.scores[1] if self.scores else None
-
-    def shown(self) -> str:
-        """As advocates and jurors read it: the totals line replaced, so that a juror's own
-        `ANSWER:` line has no rival in its prompt."""
-        scores = f"A {self.scores[0]}, B {self.scores[1]}" if self.scores else "unscored"
-        return f"{without_answer_lines(self.text).strip()}\n\nScores: {scores}"
-
-
-@dataclass(frozen=True)
-class JurorVote:
-    juror: str
-    persona: str
-    vote: str | None  # None: abstained (no readable vote after the retries)
-    rationale: str
-    attempts: int
-
-
-@dataclass
-class Hearing:
-    """One debate over the pair in one order ("AB" as given, "BA" reversed); labels are
-    positions in that order."""
-
-    order: str
-    rounds: int
-    defences: list[Defence]
-    evaluations: list[Evaluation]
-    stop_reason: str | None
-    jury: list[JurorVote]
-    verdict: Verdict
-    transcript: str
-    tokens: int | None  # None: some reply reported no usage
-    calls: int
-
-
 class Court:
     """A hearing in progress: its own session (so its tokens are its own), the pair, the record."""
 
@@ -344,7 +257,9 @@ class Court:
         self, agent: str, side: str, round: int, prompt: str, kind: str = "argument"
     ) -> Defence:
         name = self.prefix + agent
-        reply = await self.session.call(name, "advocate", [Msg("user", prompt)], kind, round)
+        reply = await self.session.call(
+            name, "advocate", [Msg("user", prompt)], kind, round, asks=DefenceRequest(side)
+        )
         defence = Defence(side, name, round, kind, self.hide(reply.text))
         self.defences.append(defence)
         return defence
@@ -361,6 +276,7 @@ class Court:
             round,
             SCORES.extract,
             prompts.reminder(SCORES),
+            asks=ScoreRequest(self.pair.a, self.pair.b, CRITERION_ROWS),
         )
         replies = asked.replies
         text = self.hide(replies[0] if len(replies) == 1 else f"{replies[0]}\n\n{replies[-1]}")
@@ -417,6 +333,7 @@ class Court:
                             [Msg("user", juror_prompt(jury.persona(i), transcript))],
                             "vote",
                             rounds,
+                            asks=VerdictRequest(self.pair.a, self.pair.b),
                         )
                         for i in range(jury.size)
                     )
@@ -477,29 +394,21 @@ async def decide(
         final, consistent = swap_verdict(
             final, hearings[1].verdict.winner, gap_sum, swap.resolution
         )
-    max_rounds = options.get("max_rounds")
-    details = {
-        "verdict": final,
-        "position_consistent": consistent,
-        "rounds": statistics.mean(h.rounds for h in hearings),
-        "early_stop": (
-            statistics.mean(h.rounds < max_rounds for h in hearings) if max_rounds else None
-        ),
-        "stop_reasons": [h.stop_reason for h in hearings],
-        "tokens": reply_tokens(c for court, _ in held for c in court.session.calls),
-        "calls": sum(h.calls for h in hearings),
-        "unscored": sum(e.scores is None for h in hearings for e in h.evaluations),
-        "abstentions": sum(v.vote is None for h in hearings for v in h.jury),
-        "hearings": [asdict(h) for h in hearings],
-    }
-    rt.info("verdict", verdict_report(details))
+    record = JudgeRecord(
+        verdict=final,
+        position_consistent=consistent,
+        max_rounds=options.get("max_rounds"),
+        token_budget_enforced=None,  # SAMRE sets it
+        hearings=hearings,
+    )
+    rt.info("verdict", verdict_report(record))
     return DebateResult(
         method=method,
         final=final,
         answers=[a for court, _ in held for a in court.answers],
         calls=session.calls,
         options={"swap": swap.enabled, "swap_resolution": swap.resolution, **options},
-        details=details,
+        record=record,
     )
 
 
@@ -559,34 +468,32 @@ def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> 
     )
 
 
-def verdict_report(details: dict[str, Any]) -> str:
-    lines = [f"**Verdict** → **{_verdict(details['verdict'])}**"]
-    for h in details["hearings"]:
-        winner = h["verdict"]["winner"]
-        if h["order"] == "AB":
+def verdict_report(record: JudgeRecord) -> str:
+    lines = [f"**Verdict** → **{_verdict(record.verdict)}**"]
+    for h in record.hearings:
+        winner = h.verdict.winner
+        if h.order == "AB":
             order = f"answers as given: {_verdict(winner)}; "
         else:
             shown = _verdict(winner) if winner is None else f"{winner} (= {flip(winner)} as given)"
             order = f"answers reversed: {shown}; "
+        tokens = h.tokens if h.tokens is not None else "unknown"
         lines.append(
-            f"- {order if len(details['hearings']) > 1 else ''}{h['rounds']} round(s), "
-            f"stop: {h['stop_reason'] or 'n/a'}, {h['tokens'] if h['tokens'] is not None else 'unknown'} tokens, {h['calls']} calls"
+            f"- {order if len(record.hearings) > 1 else ''}{h.rounds} round(s), "
+            f"stop: {h.stop_reason or 'n/a'}, {tokens} tokens, {h.calls} calls"
         )
-    if details["position_consistent"] is not None:
-        lines.append(f"- position consistent: {details['position_consistent']}")
+    if record.position_consistent is not None:
+        lines.append(f"- position consistent: {record.position_consistent}")
     return "\n".join(lines)
 
 
-def explanation(details: dict[str, Any]) -> str:
+def explanation(record: JudgeRecord) -> str:
     """The reasons behind a verdict (markdown): each juror's rationale and the judge's last word."""
-    parts = [verdict_report(details)]
-    for h in details["hearings"]:
-        for v in h["jury"]:
-            parts.append(
-                f"**{v['juror']}** ({v['persona']}) → {v['vote'] or 'abstained'}\n\n"
-                f"{v['rationale']}"
-            )
-        if h["evaluations"]:
-            last = h["evaluations"][-1]
-            parts.append(f"**{last['agent']}**, round {last['round']}:\n\n{last['text']}")
+    parts = [verdict_report(record)]
+    for h in record.hearings:
+        for v in h.jury:
+            parts.append(f"**{v.juror}** ({v.persona}) → {v.vote or 'abstained'}\n\n{v.rationale}")
+        if h.evaluations:
+            last = h.evaluations[-1]
+            parts.append(f"**{last.agent}**, round {last.round}:\n\n{last.text}")
     return "\n\n---\n\n".join(parts)

@@ -27,6 +27,7 @@ the decision protocol decides or `max_turns` runs out:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ..options import (
@@ -34,70 +35,190 @@ from ..options import (
     MAX_POINTS,
     MAX_TURNS,
     MAX_VOTE_RETRIES,
+    Answering,
+    Check,
     OptionError,
     boolean,
+    embedder_option,
     integer,
     one_of,
-    optional,
+    option,
 )
 from ..protocols import consensus, voting
 from ..protocols.voting import BallotRules, Parsed
 from ..records import AgentAnswer, DebateResult
+from ..requests import AnswerRequest, BallotRequest, ExtractRequest, ReasoningRequest
 from ..runtime import Msg
 from ..session import Asked, Session
 from . import decision_prompts as prompts
 from . import decision_report as report
-from .decision_records import Ballot, Candidate, ConsensusCheck, Contribution, Outcome, Vote
+from .decision_records import (
+    Ballot,
+    Candidate,
+    ConsensusCheck,
+    Contribution,
+    DecidedAt,
+    DecisionRecord,
+    Outcome,
+    Vote,
+)
 from .du_debate import agent_names
 from .personas import Persona, expert_personas
 
-VOTING_PROTOCOLS = (*voting.PROTOCOLS, "counting")
-CONSENSUS_PROTOCOLS = consensus.PROTOCOLS
 PARADIGMS = ("memory", "ci")
 PERSONAS = ("expert", "none")
 EXTRACTIONS = ("marked", "call")
 NO_DECISION = ("first_agent", "none")
 CI_CONTEXTS = ("solutions", "messages")
+FAMILIES = ("voting", "consensus", "any")
+
+
+def voting_protocols() -> tuple[str, ...]:
+    """The registered ballot kinds, and `counting` (no ballots: the answer most agents hold)."""
+    return (*voting.ballot_kinds(), "counting")
+
+
+def consensus_protocols() -> tuple[str, ...]:
+    return consensus.consensus_rules()
+
+
+def _choice(allowed: tuple[str, ...]) -> Check:
+    return lambda name, v: one_of(name, v, allowed)
+
+
+def _window(name: str, value: Any) -> int | None:
+    """`full` (or null) shows the whole history."""
+    if value is None or (isinstance(value, str) and value.lower() in ("full", "none", "all")):
+        return None
+    try:
+        return integer(name, value, 0, MAX_TURNS)
+    except OptionError as e:
+        raise e.also(", or full") from None
 
 
 @dataclass(frozen=True)
-class DecisionConfig:
-    """The options of one debate; invalid values raise before any model call."""
+class DecisionConfig(Answering):
+    """The options of one debate; invalid values raise before any model call. `group` says which
+    solvers show an option ('' all of them; `internal` ones are fixed by the solver)."""
 
-    protocol: str = "simple"
-    agents: int = 3
-    max_turns: int = 5
-    vote_turn: int = 3
-    paradigm: str = "memory"
-    all_agents_draft: bool = False
-    memory_window: int | None = 2  # None: the whole history
-    personas: str = "expert"
-    style: str = "simple"
-    extraction: str = "marked"
-    cot: bool = True
-    strict: bool = False
-    points: int = 10
-    allow_fewer: bool = False
-    max_ranks: int = 5
-    simple_parse: str = "first_number"
-    vote_retries: int = 10
-    no_decision: str = "first_agent"
-    dedupe: bool = False
-    ci_context: str = "solutions"
+    protocol: str = option(
+        "simple",
+        "voting: simple, ranked (Borda), cumulative, approval, or counting (no ballots: the "
+        "answer most agents hold); consensus: majority (0.5), supermajority (0.66) or unanimity "
+        "(1.0) of the agents; which of them the solver takes is in its first line.",
+    )
+    agents: int = option(
+        3,
+        "number of agents (model role `agent_i`, falling back to `agent`, then the main model).",
+        lambda name, v: integer(name, v, 1, MAX_AGENTS),
+    )
+    max_turns: int = option(
+        5,
+        "turns before the debate stops without a decision.",
+        lambda name, v: integer(name, v, 1, MAX_TURNS),
+    )
+    vote_turn: int = option(3, "the first vote follows this turn.", group="votes")
+    memory_window: int | None = option(
+        2,
+        "earlier turns an agent sees besides the current one; `full` for all.",
+        _window,
+        group="memory",
+    )
+    personas: str = option(
+        "expert", "expert (made per sample by the agents' model) or none.", _choice(PERSONAS)
+    )
+    style: str = option(
+        "simple",
+        "simple, critical or reasoning (messages share reasoning only).",
+        _choice(prompts.STYLES),
+        group="memory",
+    )
+    extraction: str = option(
+        "marked",
+        "marked (read the ANSWER line, extraction call only if it is missing) or call (the "
+        "paper's extraction call for every message and candidate).",
+        _choice(EXTRACTIONS),
+    )
+    cot: bool = option(True, 'end every prompt with "Let\'s think step by step."', boolean)
+    strict: bool = option(
+        False,
+        'require more than the threshold (the paper\'s "more than 50% / 66%").',
+        boolean,
+        group="consensus",
+    )
+    points: int = option(
+        10,
+        "cumulative voting budget.",
+        lambda name, v: integer(name, v, 1, MAX_POINTS),
+        group="votes",
+    )
+    allow_fewer: bool = option(
+        False,
+        "cumulative ballots may give fewer than `points` (the paper's text variant).",
+        boolean,
+        group="votes",
+    )
+    max_ranks: int = option(
+        5,
+        "ranked ballots rank at most this many solutions.",
+        lambda name, v: integer(name, v, 1, MAX_AGENTS),
+        group="votes",
+    )
+    simple_parse: str = option(
+        "first_number",
+        "first_number, or all_digits (MALLM: every digit of the reply joined).",
+        lambda name, v: one_of(name, v, voting.SIMPLE_PARSES),
+        group="votes",
+    )
+    vote_retries: int = option(
+        10,
+        "re-prompts for an invalid ballot before it is dropped.",
+        lambda name, v: integer(name, v, 0, MAX_VOTE_RETRIES),
+        group="votes",
+    )
+    no_decision: str = option(
+        "first_agent",
+        "first_agent (the paper's fallback) or none (no answer: scored incorrect).",
+        _choice(NO_DECISION),
+        group="votes",
+    )
+    dedupe: bool = option(
+        False, "merge identical candidates before the vote.", boolean, group="votes"
+    )
+    ci_context: str = option(
+        "solutions",
+        "what an agent sees of the previous turn: solutions (the paper) or messages (MALLM's "
+        "code: the full messages).",
+        _choice(CI_CONTEXTS),
+        group="ci",
+    )
+    embedder: str = embedder_option(
+        "embeddings for the answer-diversity figure: hashing, sentence-transformers[/model] or "
+        "openai[/model]."
+    )
+    paradigm: str = option("memory", "memory or ci.", _choice(PARADIGMS), group="internal")
+    all_agents_draft: bool = option(
+        False, "every agent drafts alone in turn 1.", boolean, group="internal"
+    )
+    family: str = option(
+        "any", "the protocols the solver takes.", _choice(FAMILIES), group="internal"
+    )
 
-    def __post_init__(self) -> None:
-        one_of("paradigm", self.paradigm, PARADIGMS)
+    def validate(self) -> None:
         ci = self.paradigm == "ci"
-        if ci and self.protocol in CONSENSUS_PROTOCOLS:
+        if ci and self.protocol in consensus_protocols():
             raise OptionError(
                 "protocol",
                 self.protocol,
-                f"{', '.join(VOTING_PROTOCOLS)} (Collective Improvement has no turn order to "
+                f"{', '.join(voting_protocols())} (Collective Improvement has no turn order to "
                 "agree in, so it works only with voting protocols)",
             )
-        one_of("protocol", self.protocol, VOTING_PROTOCOLS + (() if ci else CONSENSUS_PROTOCOLS))
-        integer("agents", self.agents, 1, MAX_AGENTS)
-        integer("max_turns", self.max_turns, 1, MAX_TURNS)
+        allowed = {
+            "voting": voting_protocols(),
+            "consensus": consensus_protocols(),
+            "any": voting_protocols() + (() if ci else consensus_protocols()),
+        }[self.family]
+        one_of("protocol", self.protocol, allowed)
         if self.voting:
             try:
                 integer("vote_turn", self.vote_turn, 1, self.max_turns)
@@ -105,29 +226,14 @@ class DecisionConfig:
                 raise e.also(" (max_turns)") from None
         else:  # consensus protocols never vote
             integer("vote_turn", self.vote_turn, 1, MAX_TURNS)
-        boolean("all_agents_draft", self.all_agents_draft)
-        optional(integer, "memory_window", self.memory_window, 0, MAX_TURNS, null="all turns")
-        one_of("personas", self.personas, PERSONAS)
         if ci and self.style != "simple":
             raise OptionError(
                 "style", self.style, "simple (Collective Improvement has its own prompt)"
             )
-        one_of("style", self.style, prompts.STYLES)
-        one_of("extraction", self.extraction, EXTRACTIONS)
-        boolean("cot", self.cot)
-        boolean("strict", self.strict)
-        integer("points", self.points, 1, MAX_POINTS)
-        boolean("allow_fewer", self.allow_fewer)
-        integer("max_ranks", self.max_ranks, 1, MAX_AGENTS)
-        one_of("simple_parse", self.simple_parse, voting.SIMPLE_PARSES)
-        integer("vote_retries", self.vote_retries, 0, MAX_VOTE_RETRIES)
-        one_of("no_decision", self.no_decision, NO_DECISION)
-        boolean("dedupe", self.dedupe)
-        one_of("ci_context", self.ci_context, CI_CONTEXTS)
 
     @property
     def voting(self) -> bool:
-        return self.protocol in VOTING_PROTOCOLS
+        return self.protocol in voting_protocols()
 
     @property
     def method(self) -> str:
@@ -249,7 +355,12 @@ class _Debate:
         ]
         improve = current is not None
         messages.append(Msg("user", prompts.instruction(cfg.style, improve, self.fmt, cfg.cot)))
-        reply = await self.s.call(name, name, _merged(messages), "discussion", turn)
+        asks = (
+            ReasoningRequest(agreement=improve)
+            if cfg.style == "reasoning"
+            else AnswerRequest(self.fmt, current=current, agreement=improve)
+        )
+        reply = await self.s.call(name, name, _merged(messages), "discussion", turn, asks=asks)
         agreement = consensus.agrees(reply.text) if improve else None
         kind = "draft" if agreement is None else ("agree" if agreement else "disagree")
         return await self.contribution(name, turn, reply.text, agreement, current, kind)
@@ -274,7 +385,9 @@ class _Debate:
         others = [(agent, shown(agent)) for agent in self.names if agent != name]
         update = prompts.ci_update(self.question, shown(name), others, self.fmt, self.cfg.cot)
         messages = [self.system(name), Msg("user", update)]
-        reply = await self.s.call(name, name, messages, "discussion", turn)
+        solutions = (previous[a].solution for a in self.names if a != name)
+        asks = AnswerRequest(self.fmt, shown=tuple(s for s in solutions if s is not None))
+        reply = await self.s.call(name, name, messages, "discussion", turn, asks=asks)
         return await self.contribution(name, turn, reply.text, None, None, "improve")
 
     async def contribution(
@@ -316,23 +429,24 @@ class _Debate:
         if persona and (conclude or purpose == "candidate"):
             messages.append(Msg("system", persona.line()))
         messages.append(Msg("user", prompts.extract(self.question, text, self.fmt, conclude)))
-        return await self.s.answer(name, name, messages, purpose, turn)
+        asks = ExtractRequest(self.fmt, text, conclude)
+        return await self.s.answer(name, name, messages, purpose, turn, asks=asks)
 
     def consensus_after(self, message: Contribution) -> bool:
         if self.cfg.voting:
             return False
         n = self.cfg.agents
-        threshold = consensus.THRESHOLDS[self.cfg.protocol]
+        rule = consensus.consensus_rule(self.cfg.protocol)
         count = consensus.consensus_count([c.agreement for c in self.transcript], n)
         proposal = self.latest_proposal()
         # a proposal without a readable solution gives nothing to agree on
         decided = (
-            consensus.reached(count, n, threshold, self.cfg.strict)
+            rule.reached(count, n, self.cfg.strict)
             and proposal is not None
             and proposal.solution is not None
         )
         self.checks.append(
-            ConsensusCheck(message.turn, message.agent, count, n, threshold, decided)
+            ConsensusCheck(message.turn, message.agent, count, n, rule.threshold, decided)
         )
         return decided
 
@@ -417,13 +531,14 @@ class _Debate:
             lambda text: voting.parse_ballot(text, rules),
             prompts.ballot_reminder(rules),
             retries=self.cfg.vote_retries,
+            asks=BallotRequest(self.fmt, tuple(c.answer for c in candidates), rules),
         )
         return Ballot(name, asked.replies, asked.value, len(asked.replies) - 1)
 
     # -- the decision ----------------------------------------------------------------------------
 
     def decided(self, final: str | None, turn: int, after: str, winner: str) -> Outcome:
-        return Outcome(final, True, {"turn": turn, "after": after}, None, winner)
+        return Outcome(final, True, DecidedAt(turn, after), None, winner)
 
     def no_decision(self) -> Outcome:
         if not self.cfg.voting:
@@ -467,21 +582,21 @@ class _Debate:
                 "extraction": cfg.extraction_used,
                 "requested_extraction": cfg.extraction,
             },
-            details={
-                "personas": {n: asdict(p) for n, p in self.personas.items()},
-                "transcript": [asdict(c) for c in self.transcript],
-                "consensus_checks": [asdict(c) for c in self.checks],
-                "votes": [asdict(v) for v in self.votes],
-                "decision_success": outcome.decision_success,
-                "turns_used": max((c.turn for c in self.transcript), default=0),
-                "max_turns": cfg.max_turns,
-                "decided_at": outcome.decided_at,
-                "fallback_used": outcome.fallback_used,
-                "winner_agent": outcome.winner_agent,
-                "final_answers": finals,
-                "answer_cosine": cosine,
-                "embedder": embedder.name,
-            },
+            record=DecisionRecord(
+                personas=self.personas,
+                transcript=self.transcript,
+                consensus_checks=self.checks,
+                votes=self.votes,
+                decision_success=outcome.decision_success,
+                turns_used=max((c.turn for c in self.transcript), default=0),
+                max_turns=cfg.max_turns,
+                decided_at=outcome.decided_at,
+                fallback_used=outcome.fallback_used,
+                winner_agent=outcome.winner_agent,
+                final_answers=finals,
+                answer_cosine=cosine,
+                embedder=embedder.name,
+            ),
         )
 
     # -- what the agents and the viewer see ------------------------------------------------------

@@ -1,7 +1,7 @@
 """The wording of the decision-protocol debates (the project's own; the paper's prompts are reference).
 
-The constants marked "fixed" are what the simulated model (models/sim.py) looks for to recognise a
-call; change them together with it.
+A ballot's wording is its kind's (protocols/voting.py). What each call asks for is also given to the
+call in values (engine/requests.py), so nothing here is read back by anyone: reword freely.
 """
 
 from __future__ import annotations
@@ -9,24 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..answers import AnswerFormat
-from ..protocols.voting import BallotRules
+from ..protocols.voting import BallotRules, ballot_kind
 
 STYLES = ("simple", "critical", "reasoning")
 
-CURRENT = "Current solution:"  # fixed: the line that shows the solution under discussion
-AGREE_REQUEST = "start your reply with [AGREE]"  # fixed: the message must signal agreement
-REASONING_ONLY = "Do not give a final solution yet."  # fixed: reasoning style, no answer line
-EXTRACT_REQUEST = "State the final solution to the task that this contribution gives."  # fixed
-CONCLUDE_REQUEST = "Give a concise final solution to the task based on this reasoning."  # fixed
+# pieces of wording that recur across prompts, or that the tests look for in what an agent was shown
+CURRENT = "Current solution:"  # the line that shows the solution under discussion
+AGREE_REQUEST = "start your reply with [AGREE]"
+REASONING_ONLY = "Do not give a final solution yet."
 STEP_BY_STEP = "Let's think step by step."
-
-# fixed: one sentence per ballot kind, recognised by the simulated model
-BALLOT_REQUEST = {
-    "simple": "Reply with only the number of the one solution you vote for.",
-    "ranked": "Reply with only solution numbers, best first, separated by spaces",
-    "cumulative": "Reply with only a JSON object that maps solution numbers to points",
-    "approval": "Reply with only the numbers of the solutions you approve, separated by commas",
-}
 
 _SYSTEM = {
     "simple": "You take part in a discussion with other participants to solve a task.",
@@ -102,44 +93,27 @@ def ci_update(
 def extract(question: str, contribution: str, fmt: AnswerFormat, conclude: bool) -> str:
     """The paper's final-answer extraction (or, after reasoning-only messages, a conclusion)."""
     if conclude:
-        ask = f"{CONCLUDE_REQUEST} Keep it true to your own expertise."
+        ask = (
+            "Give a concise final solution to the task based on this reasoning. Keep it true to "
+            "your own expertise."
+        )
     else:
         ask = (
-            f"{EXTRACT_REQUEST} Leave out agreement, disagreement and explanations and do not "
-            "change the solution. If it gives no solution, state the solution it supports."
+            "State the final solution to the task that this contribution gives. Leave out "
+            "agreement, disagreement and explanations and do not change the solution. If it "
+            "gives no solution, state the solution it supports."
         )
     return f"Task:\n{question}\n\nContribution:\n<<<\n{contribution.strip()}\n>>>\n\n{ask} {fmt.instruction()}"
 
 
 def ballot(question: str, candidates: Sequence[str], rules: BallotRules) -> str:
+    kind = ballot_kind(rules.protocol)
     listed = "\n".join(f"Solution {i}: {c}" for i, c in enumerate(candidates))
-    task = {
-        "simple": "Vote for the best solution to the task.",
-        "ranked": "Rank the solutions to the task from most to least preferred.",
-        "cumulative": (
-            f"Distribute {'up to ' if rules.allow_fewer else ''}{rules.points} points among the "
-            "solutions to the task; better solutions get more points."
-        ),
-        "approval": "Approve every solution to the task that you find acceptable.",
-    }[rules.protocol]
     return (
-        f"{task}\n\nTask:\n{question}\n\nThe solutions, numbered from 0:\n{listed}\n\n"
-        f"{ballot_format(rules)}"
+        f"{kind.task(rules)}\n\nTask:\n{question}\n\nThe solutions, numbered from 0:\n{listed}"
+        f"\n\n{kind.request(rules)}"
     )
 
 
-def ballot_format(rules: BallotRules) -> str:
-    """How the ballot must be written; repeated as the reminder after an invalid ballot."""
-    request = BALLOT_REQUEST[rules.protocol]
-    if rules.protocol == "ranked":
-        return f'{request} (for example "0 2 1"); rank at most {rules.max_ranks}, each once.'
-    if rules.protocol == "cumulative":
-        total = f"at most {rules.points}" if rules.allow_fewer else f"exactly {rules.points}"
-        return f'{request} (for example {{"0": 6, "2": 4}}); the points must add up to {total}.'
-    if rules.protocol == "approval":
-        return f'{request} (for example "0, 2").'
-    return request
-
-
 def ballot_reminder(rules: BallotRules) -> str:
-    return f"That ballot could not be counted. {ballot_format(rules)}"
+    return f"That ballot could not be counted. {ballot_kind(rules.protocol).request(rules)}"

@@ -1,14 +1,18 @@
-"""The records of a decision-protocol debate: its messages, consensus checks, votes and outcome.
+"""The records of a decision-protocol debate: its messages, consensus checks, votes and outcome,
+and the statistics `decision_stats` reports.
 
 `decision.py` writes them and `decision_report.py` renders them; both import them from here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 from ..protocols.voting import Parsed
+from ..records import CallRecord, MethodRecord, reply_tokens
+from .personas import Persona
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,58 @@ class Vote:
 
 
 @dataclass(frozen=True)
+class DecidedAt:
+    turn: int
+    after: str  # "vote", or the agent whose message completed the consensus
+
+
+@dataclass(frozen=True)
 class Outcome:
     """How the debate ended: its answer, and whether the protocol or a fallback gave it."""
 
     final: str | None
     decision_success: bool
-    decided_at: dict[str, Any] | None = None
+    decided_at: DecidedAt | None = None
     fallback_used: str | None = None
     winner_agent: str | None = None
+
+
+@dataclass(frozen=True)
+class DecisionRecord(MethodRecord):
+    """A decision-protocol debate (`voting`, `consensus`, `aad`, `collective_improvement`)."""
+
+    kind: ClassVar[str] = "decision"
+
+    personas: dict[str, Persona]
+    transcript: list[Contribution]
+    consensus_checks: list[ConsensusCheck]
+    votes: list[Vote]
+    decision_success: bool
+    turns_used: int
+    max_turns: int
+    decided_at: DecidedAt | None
+    fallback_used: str | None
+    winner_agent: str | None
+    final_answers: dict[str, str | None]  # each agent's last solution
+    answer_cosine: float | None  # mean pairwise cosine of the final answers; None: under two
+    embedder: str
+
+    def stats(
+        self, calls: Sequence[CallRecord], cosine: float | None
+    ) -> dict[str, int | float | None]:
+        """What `decision_stats` reports per sample, with `cosine` as the answer diversity (the
+        recorded one, or one recomputed with another embedder); `tokens` is None when a reply
+        reported no usage."""
+        ballots = [b for v in self.votes for b in v.ballots]
+        return {
+            "decision_success": int(self.decision_success),
+            "turns": self.turns_used,
+            "max_turns": self.max_turns,
+            "votes": len(self.votes),
+            "ties": sum(v.tie for v in self.votes),
+            "ballots": len(ballots),
+            "invalid_ballots": sum(b.parsed is None for b in ballots),
+            "calls": len(calls),
+            "tokens": reply_tokens(calls),
+            "answer_cosine": cosine,
+        }

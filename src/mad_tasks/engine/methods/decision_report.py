@@ -77,10 +77,10 @@ def vote_table(vote: Vote, describe: Describe) -> str:
 
 def decision_text(outcome: Outcome, describe: Describe) -> str:
     final = describe(outcome.final) if outcome.final is not None else "*no answer*"
-    if outcome.decision_success:
-        at = outcome.decided_at or {}
-        how = "by vote" if at.get("after") == "vote" else f"by consensus after {at.get('after')}"
-        return f"**Decided** in turn {at.get('turn')} {how}: **{final}**"
+    at = outcome.decided_at
+    if at is not None:
+        how = "by vote" if at.after == "vote" else f"by consensus after {at.after}"
+        return f"**Decided** in turn {at.turn} {how}: **{final}**"
     return f"**No decision** by the last turn; fallback `{outcome.fallback_used}`: **{final}**"
 
 

@@ -8,11 +8,35 @@ With `sequential=True` an agent also reads the replies already given in round t 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import prompts, report
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, boolean, integer, option
 from ..protocols import majority_vote
 from ..records import AgentAnswer, DebateResult
+from ..requests import AnswerRequest
 from ..runtime import Msg
 from ..session import Session
+
+
+@dataclass(frozen=True)
+class DuDebateOptions(Answering):
+    agents: int = option(
+        3,
+        "number of agents (each on model role `agent_i`, falling back to `agent`, then the main "
+        "model).",
+        lambda name, v: integer(name, v, 1, MAX_AGENTS),
+    )
+    rounds: int = option(
+        2,
+        "total rounds, the independent first answers included (Du et al.: 2).",
+        lambda name, v: integer(name, v, 1, MAX_ROUNDS),
+    )
+    sequential: bool = option(
+        False,
+        "agents read the replies already given in the same round (default: simultaneous).",
+        boolean,
+    )
 
 
 def agent_names(n: int) -> list[str]:
@@ -30,7 +54,9 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
     async def speak(name: str, round: int, peers: list[AgentAnswer]) -> AgentAnswer:
         if peers:
             history[name].append(Msg("user", prompts.debate_update(peers, p.fmt)))
-        reply = await session.answer(name, name, history[name], "debate", round)
+        shown = tuple(a.answer for a in peers if a.answer is not None)
+        asks = AnswerRequest(p.fmt, shown=shown)
+        reply = await session.answer(name, name, history[name], "debate", round, asks=asks)
         history[name].append(Msg("assistant", reply.text))
         return reply
 

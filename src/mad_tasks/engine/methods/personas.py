@@ -3,7 +3,8 @@
 One call per persona, in sequence: each call sees the task and the personas already made, so the
 experts differ. A reply is a JSON object {"role", "description"}, found even inside other text; an
 unreadable reply is followed up within the session's retry bound, after which the agent gets a
-plain numbered participant (marked `generated=False`), never an invented expert.
+plain numbered participant (marked `generated=False`), never an invented expert. The personas are
+made before the debate's first turn, so their calls are recorded as round 0 (setup).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..requests import PersonaRequest
 from ..runtime import Msg
 from ..session import Session
 
-PERSONA_REQUEST = 'Reply with only a JSON object: {"role": "...", "description": "..."}.'  # fixed
+PERSONA_REQUEST = 'Reply with only a JSON object: {"role": "...", "description": "..."}.'
 _OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
 _FIELD = r'"{name}"\s*:\s*"([^"]*)"'
 
@@ -77,6 +79,7 @@ async def expert_personas(session: Session, agents: Sequence[str]) -> list[Perso
             0,
             parse_persona,
             f"That reply held no usable persona. {PERSONA_REQUEST}",
+            asks=PersonaRequest(tuple(p.role for p in made)),
         )
         made.append(asked.value or Persona(f"Participant {i + 1}", "", generated=False))
     return made

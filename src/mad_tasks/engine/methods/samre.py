@@ -17,13 +17,14 @@ gap. `summarize` condenses each defence before anyone reads it, as the reference
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from ..protocols.d3 import SIDES, StopRule, flip, stop_reason
 from ..records import DebateResult
 from ..session import Session
 from . import d3
 from .d3 import Court, Defence, Hearing, Jury, Pair, Swap
+from .d3_records import JudgeRecord
 
 ADVOCATE_WORDS = 100
 SUMMARY_WORDS = 50
@@ -124,5 +125,7 @@ async def samre(
         "tiebreak": jury.tiebreak,
     }
     result = await d3.decide(session, pair, "samre", hold, swap, options)
-    result.details["token_budget_enforced"] = None if rule.token_budget is None else not unenforced
+    assert isinstance(result.record, JudgeRecord)
+    enforced = None if rule.token_budget is None else not unenforced
+    result.record = replace(result.record, token_budget_enforced=enforced)
     return result

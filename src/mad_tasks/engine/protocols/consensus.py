@@ -6,14 +6,13 @@ proposal plus the agreements that follow it in speaking order; an interleaved di
 the new latest proposal, so it resets the count. Consensus when count / N >= threshold (`strict`:
 > threshold). With N = 3 majority (0.5) and supermajority (0.66) both need proposer + 1 agreement.
 This is the behaviour MALLM's unit tests describe, not its later regression (see the spec, section 7).
+Each rule is a `ConsensusRule` in a name registry (`register_consensus_rule`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-THRESHOLDS = {"majority": 0.5, "supermajority": 0.66, "unanimity": 1.0}
-PROTOCOLS = tuple(THRESHOLDS)
+from dataclasses import dataclass
 
 
 def agrees(message: str) -> bool:
@@ -49,3 +48,48 @@ def reached(count: int, agents: int, threshold: float, strict: bool = False) -> 
     if strict and threshold < 1.0:
         return share > threshold
     return share >= threshold
+
+
+@dataclass(frozen=True)
+class ConsensusRule:
+    """A consensus protocol: the share of agents that must be on board, `name` being the protocol."""
+
+    name: str
+    threshold: float
+
+    def reached(self, count: int, agents: int, strict: bool = False) -> bool:
+        return reached(count, agents, self.threshold, strict)
+
+
+_RULES: dict[str, ConsensusRule] = {}
+
+
+def register_consensus_rule(rule: ConsensusRule) -> None:
+    """Make `rule` a consensus protocol under its name (replacing a rule of that name)."""
+    _RULES[rule.name] = rule
+
+
+def unregister_consensus_rule(name: str) -> None:
+    _RULES.pop(name, None)
+
+
+def consensus_rules() -> tuple[str, ...]:
+    """The registered rules' names, in the order they were registered."""
+    return tuple(_RULES)
+
+
+def consensus_rule(name: str) -> ConsensusRule:
+    rule = _RULES.get(name)
+    if rule is None:
+        raise ValueError(
+            f"unknown consensus protocol {name!r}: use one of {', '.join(consensus_rules())}"
+        )
+    return rule
+
+
+for _rule in (
+    ConsensusRule("majority", 0.5),
+    ConsensusRule("supermajority", 0.66),
+    ConsensusRule("unanimity", 1.0),
+):
+    register_consensus_rule(_rule)

@@ -7,7 +7,10 @@ Four prompted ballots over candidates indexed 0..N-1 (the index the ballot promp
   `allow_fewer`), none negative;
 - approval: any number of indices; out-of-range ones are dropped, at least one must remain.
 
-Every ballot becomes a points vector over the candidates; the unique highest total wins. A tie, or no
+Each kind is a `BallotKind` in a name registry, which holds in one place how its ballot is asked for
+(the wording), read, counted and written; `register_ballot_kind` adds one (tests/test_ballot_kinds.py
+adds a toy kind without touching anything else). Every ballot becomes a points vector over the
+candidates; the unique highest total wins. A tie, or no
 valid ballot at all, gives no winner (the debate then runs another turn): ties are never broken here.
 Parsers read messy text ("I vote for solution 1.", "1, because ...", JSON inside prose) and return
 None for a ballot that does not follow its rule, so the caller can re-prompt. A ranked or approval
@@ -19,11 +22,11 @@ indices is an invalid ballot, never an exception. Every reader runs in linear ti
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROTOCOLS = ("simple", "ranked", "cumulative", "approval")
 SIMPLE_PARSES = ("first_number", "all_digits")
 
 # simple: an index; ranked/approval: indices in order; cumulative: points per candidate
@@ -69,44 +72,190 @@ class VoteTally:
     valid: int  # ballots that counted
 
 
-def parse_ballot(text: str, rules: BallotRules) -> Parsed | None:
-    """The ballot in `text` under `rules`, or None when it is missing or breaks the rule."""
-    n = rules.candidates
-    if rules.protocol == "simple":
-        return _simple_index(text, rules.simple_parse, n)
-    if rules.protocol == "ranked":
+class BallotKind:
+    """One kind of ballot, `name` being its protocol: how it is asked for, read, counted and
+    written. Indices are candidate numbers, 0..rules.candidates-1."""
+
+    name: str
+
+    def task(self, rules: BallotRules) -> str:
+        """What the voter is asked to do, in one sentence."""
+        raise NotImplementedError
+
+    def request(self, rules: BallotRules) -> str:
+        """How to write the ballot, with an example the kind writes itself; repeated as the
+        reminder after an invalid ballot."""
+        raise NotImplementedError
+
+    def parse(self, text: str, rules: BallotRules) -> Parsed | None:
+        """The ballot in `text`, or None when it is missing or breaks the rule. Linear time."""
+        raise NotImplementedError
+
+    def points(self, ballot: Parsed, rules: BallotRules) -> list[int]:
+        """What a valid ballot gives each candidate."""
+        raise NotImplementedError
+
+    def write(self, preferred: Sequence[int], others: Sequence[int], rules: BallotRules) -> str:
+        """The ballot of a voter who likes the `preferred` candidates (at least one) best, the
+        first most, and the `others` less, in that order: the wording's example and the simulated
+        model's vote."""
+        raise NotImplementedError
+
+
+class Simple(BallotKind):
+    name = "simple"
+
+    def task(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return "Vote for the best solution to the task."
+
+    def request(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return (
+            "Reply with only the number of the one solution you vote for (for example "
+            f'"{self.write([1], [0], rules)}").'
+        )
+
+    def parse(self, text: str, rules: BallotRules) -> int | None:
+        return _simple_index(text, rules.simple_parse, rules.candidates)
+
+    def points(self, ballot: Parsed, rules: BallotRules) -> list[int]:
+        points = [0] * rules.candidates
+        points[ballot] = 1  # type: ignore[index]
+        return points
+
+    def write(self, preferred: Sequence[int], others: Sequence[int], rules: BallotRules) -> str:
+        return str(preferred[0])
+
+
+class Ranked(BallotKind):
+    """Borda points `min(max_ranks, N) - position`."""
+
+    name = "ranked"
+
+    def task(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return "Rank the solutions to the task from most to least preferred."
+
+    def request(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return (
+            "Reply with only solution numbers, best first, separated by spaces (for example "
+            f'"{self.write([0, 2], [1], rules)}"); rank at most {rules.max_ranks}, each once.'
+        )
+
+    def parse(self, text: str, rules: BallotRules) -> list[int] | None:
         written = _index_list(text)
         if written is None or len(written) > rules.max_ranks:
             return None
-        ranking = [_below(i, n) for i in written]
+        ranking = [_below(i, rules.candidates) for i in written]
         ok = len(set(ranking)) == len(ranking) and None not in ranking
         return ranking if ok else None  # type: ignore[return-value]
-    if rules.protocol == "approval":
-        kept = list(dict.fromkeys(_below(i, n) for i in _index_list(text) or []))
-        return [i for i in kept if i is not None] or None
-    if rules.protocol == "cumulative":
+
+    def points(self, ballot: Parsed, rules: BallotRules) -> list[int]:
+        points = [0] * rules.candidates
+        top = min(rules.max_ranks, rules.candidates)
+        for position, index in enumerate(ballot):  # type: ignore[arg-type]
+            points[index] = top - position
+        return points
+
+    def write(self, preferred: Sequence[int], others: Sequence[int], rules: BallotRules) -> str:
+        return " ".join(map(str, [*preferred, *others][: rules.max_ranks]))
+
+
+class Cumulative(BallotKind):
+    """Points per candidate summing to exactly `points` (at most, with `allow_fewer`)."""
+
+    name = "cumulative"
+
+    def task(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return (
+            f"Distribute {'up to ' if rules.allow_fewer else ''}{rules.points} points among the "
+            "solutions to the task; better solutions get more points."
+        )
+
+    def request(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        total = f"at most {rules.points}" if rules.allow_fewer else f"exactly {rules.points}"
+        return (
+            "Reply with only a JSON object that maps solution numbers to points (for example "
+            f"{self.write([0, 2], [1], rules)}); the points must add up to {total}."
+        )
+
+    def parse(self, text: str, rules: BallotRules) -> list[int] | None:
         return _cumulative(text, rules)
-    raise ValueError(
-        f"unknown voting protocol {rules.protocol!r}: use one of {', '.join(PROTOCOLS)}"
-    )
+
+    def points(self, ballot: Parsed, rules: BallotRules) -> list[int]:
+        return list(ballot)  # type: ignore[arg-type]  # already a points vector
+
+    def write(self, preferred: Sequence[int], others: Sequence[int], rules: BallotRules) -> str:
+        # every point to the preferred, shared evenly; the first takes what does not divide
+        points = {str(i): rules.points // len(preferred) for i in preferred}
+        points[str(preferred[0])] += rules.points - sum(points.values())
+        return json.dumps(points)
+
+
+class Approval(BallotKind):
+    """Any number of indices; out-of-range ones are dropped, at least one must remain."""
+
+    name = "approval"
+
+    def task(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return "Approve every solution to the task that you find acceptable."
+
+    def request(self, rules: BallotRules) -> str:  # pragma: no mutate block (wording)
+        return (
+            "Reply with only the numbers of the solutions you approve, separated by commas (for "
+            f'example "{self.write([0, 2], [1], rules)}").'
+        )
+
+    def parse(self, text: str, rules: BallotRules) -> list[int] | None:
+        kept = list(dict.fromkeys(_below(i, rules.candidates) for i in _index_list(text) or []))
+        return [i for i in kept if i is not None] or None
+
+    def points(self, ballot: Parsed, rules: BallotRules) -> list[int]:
+        points = [0] * rules.candidates
+        for index in ballot:  # type: ignore[union-attr]
+            points[index] = 1
+        return points
+
+    def write(self, preferred: Sequence[int], others: Sequence[int], rules: BallotRules) -> str:
+        return ", ".join(map(str, preferred))
+
+
+_KINDS: dict[str, BallotKind] = {}
+
+
+def register_ballot_kind(kind: BallotKind) -> None:
+    """Make `kind` a voting protocol under its name (replacing a kind of that name)."""
+    _KINDS[kind.name] = kind
+
+
+def unregister_ballot_kind(name: str) -> None:
+    _KINDS.pop(name, None)
+
+
+def ballot_kinds() -> tuple[str, ...]:
+    """The registered kinds' names, in the order they were registered."""
+    return tuple(_KINDS)
+
+
+def ballot_kind(name: str) -> BallotKind:
+    kind = _KINDS.get(name)
+    if kind is None:
+        raise ValueError(
+            f"unknown voting protocol {name!r}: use one of {', '.join(ballot_kinds())}"
+        )
+    return kind
+
+
+for _kind in (Simple(), Ranked(), Cumulative(), Approval()):
+    register_ballot_kind(_kind)
+
+
+def parse_ballot(text: str, rules: BallotRules) -> Parsed | None:
+    """The ballot in `text` under `rules`, or None when it is missing or breaks the rule."""
+    return ballot_kind(rules.protocol).parse(text, rules)
 
 
 def ballot_points(ballot: Parsed, rules: BallotRules) -> list[int]:
     """What a valid ballot gives each candidate."""
-    n = rules.candidates
-    points = [0] * n
-    if rules.protocol == "simple":
-        points[ballot] = 1  # type: ignore[index]
-    elif rules.protocol == "ranked":
-        top = min(rules.max_ranks, n)
-        for position, index in enumerate(ballot):  # type: ignore[arg-type]
-            points[index] = top - position
-    elif rules.protocol == "approval":
-        for index in ballot:  # type: ignore[union-attr]
-            points[index] = 1
-    else:  # cumulative: already a points vector
-        points = list(ballot)  # type: ignore[arg-type]
-    return points
+    return ballot_kind(rules.protocol).points(ballot, rules)
 
 
 def tally(ballots: Sequence[Parsed | None], rules: BallotRules) -> VoteTally:

@@ -1,0 +1,175 @@
+"""The record of a CortexDebate: answers with confidences, debate graphs, credibility, what each call
+read against the full mesh, and the statistics `cortex_stats` reports.
+
+`cortex.py` writes it. Rounds are numbered as in every method: the initial answers are round 1
+(the paper's round 0), so the paper's debate round d is round d + 1. `rounds_executed` is the
+paper's count, the debate rounds after the initial answers (`DebateResult.rounds` is one more),
+and `round0_input_tokens` keeps the paper's name for the initial answers' cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..records import MethodRecord
+
+
+@dataclass(frozen=True)
+class ModelSize:
+    """What Eq. 3 needs to know of a model: its parameters N and pre-training tokens M."""
+
+    params: float
+    tokens: float
+
+
+@dataclass(frozen=True)
+class Credibility:
+    """C per agent: Eqs. 3-4 ("chinchilla") when every model size is known, else the same C for
+    all ("equal", A14)."""
+
+    mode: str
+    C: list[float]
+    unknown: list[str]  # the agents whose model size is unknown
+    sizes: list[ModelSize]  # every agent's, in order, when all are known
+
+
+@dataclass(frozen=True)
+class Turn:
+    """O_i^d with H_i^d: one agent's output in one round and the heads it read."""
+
+    agent: str
+    round: int
+    answer: str | None
+    stated_confidence: float | None  # None: missing, counted as 0.5
+    confidence: float  # H after recalibration
+    read: list[str]
+
+
+@dataclass(frozen=True)
+class GraphRecord:
+    """One round's debate graph as JSON keeps it: no NaN or infinity (the diagonal of W is null,
+    a literal-S weight "inf"), the kept edges as [head, tail] indices and by agent."""
+
+    round: int
+    R: list[float]
+    I: list[list[float]]
+    S: list[float]
+    W: list[list[float | str | None]]  # W[head][tail]
+    tail_means: list[float | str | None]
+    keep: list[list[int]]  # keep[head][tail], 0 or 1
+    edges: list[list[int]]
+    heads: dict[str, list[str]]  # tail -> the heads it read
+    participation_in: list[int]  # P after this round
+    participation_out: list[int]
+
+
+@dataclass(frozen=True)
+class Vote:
+    rule: str  # "majority", or "medoid" (free text, A11)
+    all_distinct: bool  # every agent answered differently: no answer
+    tie: bool
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """One call's input tokens and what they would have been with every other agent as neighbour."""
+
+    agent: str
+    round: int
+    attempt: int
+    neighbours: int
+    input_tokens: int
+    full_mesh_input_tokens: int
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    calls: int
+    input_tokens: int
+    full_mesh_input_tokens: int
+
+
+@dataclass(frozen=True)
+class Context:
+    """Input tokens per call, per agent and per sample, actual and full-mesh."""
+
+    calls: int
+    input_tokens: int
+    full_mesh_input_tokens: int
+    ratio: float | None  # actual / full mesh, below 1 what pruning saved; None: no usage reported
+    round0_input_tokens: int  # the initial answers': what majority voting alone (MaV) costs
+    per_agent: dict[str, AgentContext]
+    per_call: list[CallContext]
+
+
+def context_of(calls: Sequence[CallContext], initial_round: int) -> Context:
+    actual = sum(c.input_tokens for c in calls)
+    full = sum(c.full_mesh_input_tokens for c in calls)
+    per_agent = {
+        agent: AgentContext(
+            len(mine),
+            sum(c.input_tokens for c in mine),
+            sum(c.full_mesh_input_tokens for c in mine),
+        )
+        for agent in dict.fromkeys(c.agent for c in calls)
+        if (mine := [c for c in calls if c.agent == agent])
+    }
+    return Context(
+        calls=len(calls),
+        input_tokens=actual,
+        full_mesh_input_tokens=full,
+        ratio=actual / full if full else None,
+        round0_input_tokens=sum(c.input_tokens for c in calls if c.round == initial_round),
+        per_agent=per_agent,
+        per_call=list(calls),
+    )
+
+
+CORTEX_STATS = (
+    "debate_rounds",
+    "consensus",
+    "all_distinct",
+    "edge_density",
+    "input_tokens",
+    "full_mesh_input_tokens",
+    "context_ratio",
+    "input_tokens_per_call",
+    "input_tokens_per_agent",
+)
+
+
+@dataclass(frozen=True)
+class CortexRecord(MethodRecord):
+    kind: ClassVar[str] = "cortex"
+
+    agents: int
+    models: dict[str, str]  # per agent, when the solver knows them
+    credibility: Credibility
+    turns: list[list[Turn]]  # per round, the initial answers first
+    graphs: list[GraphRecord]  # per debate round
+    rounds_executed: int  # the paper's D actually run: debate rounds after the initial answers
+    stop_reason: str  # consensus, consensus_round0 or max_rounds
+    consensus: bool
+    vote: Vote
+    context: Context
+    warnings: list[str]
+
+    def stats(self) -> dict[str, int | float]:
+        """The `CORTEX_STATS`. `edge_density` is the share of the n(n-1) possible edges kept,
+        averaged over the debate rounds (0 without any); `context_ratio` is 1.0 when no usage was
+        reported."""
+        n, graphs, context = self.agents, self.graphs, self.context
+        density = sum(len(g.edges) for g in graphs) / (len(graphs) * n * (n - 1)) if graphs else 0.0
+        return {
+            "debate_rounds": self.rounds_executed,
+            "consensus": int(self.consensus),
+            "all_distinct": int(self.vote.all_distinct),
+            "edge_density": density,
+            "input_tokens": context.input_tokens,
+            "full_mesh_input_tokens": context.full_mesh_input_tokens,
+            "context_ratio": context.ratio if context.ratio is not None else 1.0,
+            "input_tokens_per_call": context.input_tokens / max(1, context.calls),
+            "input_tokens_per_agent": context.input_tokens / n,
+        }
