@@ -241,6 +241,28 @@ async def test_simultaneous_agents_never_see_this_rounds_replies() -> None:
 # -- du_debate: retries, abstentions, ties -----------------------------------------------------------
 
 
+async def test_replaced_templates_word_every_prompt_and_keep_their_placeholders() -> None:
+    replaced = {
+        "step_by_step": "Q: {question}\nThink, then answer. {instruction}",
+        "debate_update": "Peers said:\n{replies}\nYour move. {instruction}",
+        "reminder": "Once more, please. {instruction}",
+    }
+    problem = Problem(QUESTION, YesNo(), templates=replaced)
+    answers: dict[tuple[str, int], str | None] = {(a, r): "yes" for a in AGENTS for r in (1, 2)}
+    answers[("agent_1", 1)] = None  # agent_1's first reply has no answer: it gets the reminder
+    rt, result = await run_debate(scripted(answers), problem=problem, retries=1)
+
+    instruction = YesNo().instruction()
+    first = rt.first_call("agent_2", 1)
+    assert last_user(first) == f"Q: {QUESTION}\nThink, then answer. {instruction}"
+    [retry] = [c for c in rt.calls_of("agent_1", 1) if c.attempt == 1]
+    assert last_user(retry) == f"Once more, please. {instruction}"
+    update = last_user(rt.first_call("agent_2", 2))
+    assert update.startswith("Peers said:\n--- agent_1 ---\n")
+    assert tag("agent_3", 1) in update and update.endswith(f"Your move. {instruction}")
+    assert result.final == "yes"
+
+
 async def test_debate_retries_count_as_calls_and_end_in_abstention() -> None:
     answers = {(a, r): "yes" for a in AGENTS for r in (1, 2)}
     answers[("agent_2", 1)] = answers[("agent_2", 2)] = None

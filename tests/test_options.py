@@ -82,7 +82,37 @@ GENERATION: Cases = {
     ],
     "max_tokens": optional(ints(1, 1_000_000)),
 }
-ANSWERING: Cases = {"answer_format": choices("auto", *FORMATS), **GENERATION}
+PLACEHOLDERS = {
+    "direct": "instruction, question",
+    "step_by_step": "instruction, question",
+    "debate_update": "instruction, replies",
+    "reminder": "instruction",
+}
+
+
+def templates(*names: str) -> list[tuple[Any, str]]:
+    allowed = "{name: text} with names from " + ", ".join(
+        f"{n} ({PLACEHOLDERS[n]})" for n in names
+    )
+    bad = [
+        "ask nicely",
+        {"unknown": "text"},
+        {"reminder": ""},
+        {"reminder": "Answer {question}"} if "question" not in PLACEHOLDERS[names[0]] else
+        {names[0]: "{question} {colour}"},
+        {"reminder": "{instruction"},
+        {"reminder": "{instruction!r}"},
+        {"reminder": "{instruction:>9}"},
+        {"reminder": "{instruction.__class__}"},
+    ]  # fmt: skip
+    return [(v, allowed) for v in bad]
+
+
+ANSWERING: Cases = {
+    "answer_format": choices("auto", *FORMATS),
+    "templates": templates("direct", "step_by_step", "reminder"),
+    **GENERATION,
+}
 EMBEDDER: Cases = {
     "embedder": [
         (v, "hashing[/DIMENSIONS from 1 to 65536], sentence-transformers[/MODEL], openai[/MODEL]")
@@ -112,6 +142,7 @@ DISCUSSION: Cases = {
     "ci_context": choices("solutions", "messages"),
     **EMBEDDER,
     **ANSWERING,
+    "templates": templates("reminder"),
 }
 # what every discussion solver takes, then what the voting ones and the memory paradigm add
 SHARED = ("agents", "max_turns", "personas", "extraction", "cot", "embedder", *ANSWERING)
@@ -163,11 +194,18 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
                 for v in ("3 by 2", "0x2", 2, "33x1", "1x21", "3x2x1", "9" * 5000 + "x2", "²x2")
             ],
             **ANSWERING,
+            "templates": templates("step_by_step", "reminder"),
         },
     ),
     "du_debate": (
         du_debate,
-        {"agents": ints(1, 32), "rounds": ints(1, 20), "sequential": bools(), **ANSWERING},
+        {
+            "agents": ints(1, 32),
+            "rounds": ints(1, 20),
+            "sequential": bools(),
+            **ANSWERING,
+            "templates": templates("step_by_step", "debate_update", "reminder"),
+        },
     ),
     "voting": (voting, {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY)}),
     "consensus": (
@@ -224,6 +262,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "embed_text": choices("no_confidence", "raw"),
             **EMBEDDER,
             **ANSWERING,
+            "templates": templates("reminder"),
         },
     ),
     "more": (more, MORE),

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from .answers import FORMATS
 from .embeddings import EMBEDDERS
@@ -241,11 +241,27 @@ def answer_format_option(name: str, value: Any) -> str:
 
 @dataclass(frozen=True)
 class Answering(Generation):
-    """The options of every solver that produces an answer to the sample."""
+    """The options of every solver that produces an answer to the sample. `TEMPLATES`: the names
+    of the shared prompt templates (engine/prompts.py) the method's prompts use."""
+
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("direct", "step_by_step", "reminder")
 
     answer_format: str = option(
         "auto", "auto, choice, yesno, number, text or math.", answer_format_option
     )
+    templates: Mapping[str, str] | None = option(
+        None,
+        "replacements of prompt templates, {name: text}; the names and placeholders allowed "
+        "are in the error for a wrong one and in the README (Prompt templates).",
+    )
+
+    def validate(self) -> None:
+        # the prompts and their templates need this module's checks: imported when first used
+        from . import prompts
+        from .templates import check_templates
+
+        used = {name: prompts.TEMPLATES[name] for name in self.TEMPLATES}
+        object.__setattr__(self, "templates", check_templates("templates", self.templates, used))
 
 
 def embedder_option(doc: str) -> Any:

@@ -1,33 +1,58 @@
-"""Shared prompt wording of the project (method-specific prompts live in their method module)."""
+"""Shared prompt wording of the project (method-specific prompts live in their method module).
+
+Each prompt here is a `Template` a user may replace (`-S templates=...`, see templates.py): the
+fixed parts are the template's text, and `{instruction}` is the answer format's instruction.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .answers import AnswerFormat
 from .records import AgentAnswer
+from .templates import Template, fill
+
+TEMPLATES = {
+    "direct": Template(
+        "{question}\n\nAnswer the question directly. {instruction}",
+        "single: the question and the answer format's instruction",
+    ),
+    "step_by_step": Template(
+        "{question}\n\nWork through the problem step by step, then commit to one answer. "
+        "{instruction}",
+        "cot, self_consistency and du_debate's first round: the same placeholders",
+    ),
+    "debate_update": Template(
+        "Here are the most recent replies of the other agents to the same question:\n\n"
+        "{replies}\n\nTreat their reasoning as evidence, not as authority: check each argument "
+        "against your own, then give your updated answer, step by step. {instruction}",
+        "du_debate's later rounds: the other agents' replies, each under its agent's name",
+    ),
+    "reminder": Template(
+        "Your reply did not state a final answer in the required form. {instruction}",
+        "every solver's follow-up after a reply without a readable answer",
+    ),
+}
+
+Replaced = Mapping[str, str] | None  # the user's replacements by template name
 
 
-def direct(question: str, fmt: AnswerFormat) -> str:
-    return f"{question}\n\nAnswer the question directly. {fmt.instruction()}"
+def direct(question: str, fmt: AnswerFormat, replaced: Replaced = None) -> str:
+    return fill(TEMPLATES, replaced, "direct", question=question, instruction=fmt.instruction())
 
 
-def step_by_step(question: str, fmt: AnswerFormat) -> str:
-    return (
-        f"{question}\n\nWork through the problem step by step, then commit to one answer. "
-        f"{fmt.instruction()}"
+def step_by_step(question: str, fmt: AnswerFormat, replaced: Replaced = None) -> str:
+    return fill(
+        TEMPLATES, replaced, "step_by_step", question=question, instruction=fmt.instruction()
     )
 
 
-def reminder(fmt: AnswerFormat) -> str:
-    return f"Your reply did not state a final answer in the required form. {fmt.instruction()}"
+def reminder(fmt: AnswerFormat, replaced: Replaced = None) -> str:
+    return fill(TEMPLATES, replaced, "reminder", instruction=fmt.instruction())
 
 
-def debate_update(peers: Sequence[AgentAnswer], fmt: AnswerFormat) -> str:
+def debate_update(
+    peers: Sequence[AgentAnswer], fmt: AnswerFormat, replaced: Replaced = None
+) -> str:
     shown = "\n\n".join(f"--- {p.agent} ---\n{p.text.strip()}" for p in peers)
-    return (
-        f"Here are the most recent replies of the other agents to the same question:\n\n{shown}\n\n"
-        "Treat their reasoning as evidence, not as authority: check each argument against your "
-        "own, then give your updated answer, step by step. "
-        f"{fmt.instruction()}"
-    )
+    return fill(TEMPLATES, replaced, "debate_update", replies=shown, instruction=fmt.instruction())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -30,6 +30,7 @@ class Problem:
     question: str
     fmt: AnswerFormat
     system: str = ""  # the task's system prompt, shown to every agent
+    templates: Mapping[str, str] | None = None  # the user's replacements of prompt templates
 
 
 class Session:
@@ -130,7 +131,14 @@ class Session:
         """Ask for an answer; an unparseable reply is followed up `retries` times, then abstains."""
         fmt = self.problem.fmt
         asked = await self.ask(
-            agent, role, messages, purpose, round, fmt.extract, prompts.reminder(fmt), asks=asks
+            agent,
+            role,
+            messages,
+            purpose,
+            round,
+            fmt.extract,
+            prompts.reminder(fmt, self.problem.templates),
+            asks=asks,
         )
         replies = asked.replies
         # others read the first reply's reasoning and, after a follow-up, the reply that answered

@@ -35,7 +35,7 @@ def method_solver(opts: Answering, method: Method) -> Solver:
     return solve
 
 
-def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:
+def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem:
     """The prompt as the task's setup left it (its template and system message), with the options."""
     text = state.user_prompt.text if state.messages else state.input_text
     if isinstance(fmt, Choice):
@@ -43,14 +43,14 @@ def problem_for(state: TaskState, fmt: AnswerFormat) -> Problem:
         if not all(line in text for line in lines):
             text = text.rstrip() + "\n\n" + "\n".join(lines)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
-    return Problem(text, fmt, system)
+    return Problem(text, fmt, system, opts.templates)
 
 
 async def run_method(state: TaskState, method: Method, opts: Answering) -> TaskState:
     fmt = answer_format_for(state, opts.answer_format)
     session = Session(
         InspectRuntime(state.sample_id),
-        problem_for(state, fmt),
+        problem_for(state, fmt, opts),
         retries=opts.retries,
         temperature=opts.temperature,
         max_tokens=opts.max_tokens,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import prompts, report
 from ..options import MAX_AGENTS, MAX_ROUNDS, MAX_SAMPLES, Answering, OptionError, integer, option
@@ -16,7 +16,8 @@ from ..session import Session
 
 async def single(session: Session, cot: bool) -> DebateResult:
     p = session.problem
-    text = prompts.step_by_step(p.question, p.fmt) if cot else prompts.direct(p.question, p.fmt)
+    write = prompts.step_by_step if cot else prompts.direct
+    text = write(p.question, p.fmt, p.templates)
     async with session.runtime.span("answer"):
         answer = await session.answer(
             "agent_1", "agent", [Msg("user", text)], "answer", 1, asks=AnswerRequest(p.fmt)
@@ -51,6 +52,7 @@ def debate_budget(spec: Any) -> int:
 
 @dataclass(frozen=True)
 class SelfConsistencyOptions(Answering):
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "reminder")
     samples: int = option(
         5, "independent chains of thought.", lambda name, v: integer(name, v, 1, MAX_SAMPLES)
     )
@@ -68,7 +70,7 @@ class SelfConsistencyOptions(Answering):
 async def self_consistency(session: Session, samples: int) -> DebateResult:
     """Sample `samples` independent chains of thought and take the plurality answer."""
     p = session.problem
-    prompt = [Msg("user", prompts.step_by_step(p.question, p.fmt))]
+    prompt = [Msg("user", prompts.step_by_step(p.question, p.fmt, p.templates))]
     async with session.runtime.span("samples"):
         answers = await session.runtime.gather(
             *(

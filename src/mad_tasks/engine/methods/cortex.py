@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import report
 from ..answers import DECORATION, AnswerFormat, FreeText, lines_with
@@ -198,6 +198,7 @@ def _choice(allowed: Sequence[str]) -> Check:
 
 @dataclass(frozen=True)
 class CortexOptions(Answering):
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         5,
         "number of agents, each on model role `agent_i` (falling back to `agent`, then the main "

@@ -27,7 +27,7 @@ the decision protocol decides or `max_turns` runs out:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ..options import (
@@ -100,6 +100,8 @@ def _window(name: str, value: Any) -> int | None:
 class DecisionConfig(Answering):
     """The options of one debate; invalid values raise before any model call. `group` says which
     solvers show an option ('' all of them; `internal` ones are fixed by the solver)."""
+
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
 
     protocol: str = option(
         "simple",
@@ -205,6 +207,7 @@ class DecisionConfig(Answering):
     )
 
     def validate(self) -> None:
+        super().validate()
         ci = self.paradigm == "ci"
         if ci and self.protocol in consensus_protocols():
             raise OptionError(

@@ -9,6 +9,7 @@ With `sequential=True` an agent also reads the replies already given in round t 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .. import prompts, report
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, boolean, integer, option
@@ -21,6 +22,7 @@ from ..session import Session
 
 @dataclass(frozen=True)
 class DuDebateOptions(Answering):
+    TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "debate_update", "reminder")
     agents: int = option(
         3,
         "number of agents (each on model role `agent_i`, falling back to `agent`, then the main "
@@ -47,13 +49,13 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
     p, rt = session.problem, session.runtime
     names = agent_names(agents)
     history: dict[str, list[Msg]] = {
-        name: [Msg("user", prompts.step_by_step(p.question, p.fmt))] for name in names
+        name: [Msg("user", prompts.step_by_step(p.question, p.fmt, p.templates))] for name in names
     }
     by_round: list[list[AgentAnswer]] = []
 
     async def speak(name: str, round: int, peers: list[AgentAnswer]) -> AgentAnswer:
         if peers:
-            history[name].append(Msg("user", prompts.debate_update(peers, p.fmt)))
+            history[name].append(Msg("user", prompts.debate_update(peers, p.fmt, p.templates)))
         shown = tuple(a.answer for a in peers if a.answer is not None)
         asks = AnswerRequest(p.fmt, shown=shown)
         reply = await session.answer(name, name, history[name], "debate", round, asks=asks)
