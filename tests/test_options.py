@@ -91,9 +91,7 @@ PLACEHOLDERS = {
 
 
 def templates(*names: str) -> list[tuple[Any, str]]:
-    allowed = "{name: text} with names from " + ", ".join(
-        f"{n} ({PLACEHOLDERS[n]})" for n in names
-    )
+    allowed = "{name: text} with names from " + ", ".join(f"{n} ({PLACEHOLDERS[n]})" for n in names)
     bad = [
         "ask nicely",
         {"unknown": "text"},
