@@ -13,13 +13,13 @@ from mad_tasks.engine.answers import (
     Math,
     Number,
     YesNo,
-    format_from_instruction,
     infer_format,
     lines_with,
     make_format,
     normalise_number,
     without_answer_lines,
 )
+from mad_tasks.models.sim import format_from_instruction
 
 CAPITALS = Choice(("London", "Paris", "Rome"))
 

@@ -101,9 +101,13 @@ def outcome(log: EvalLog, agents: str = "") -> dict[tuple, tuple]:
 
 def test_a_reworded_du_debate_gets_the_same_answers(run, monkeypatch) -> None:
     before = run(task(), solver=du_debate(), model="madsim/x", model_args=DETERMINED, limit=3)
-    monkeypatch.setattr(prompts, "step_by_step", lambda question, fmt: f"{question}\n\nYour view?")
     monkeypatch.setattr(
-        prompts, "debate_update", lambda peers, fmt: "Others: " + " / ".join(p.text for p in peers)
+        prompts, "step_by_step", lambda question, fmt, replaced: f"{question}\n\nYour view?"
+    )
+    monkeypatch.setattr(
+        prompts,
+        "debate_update",
+        lambda peers, fmt, replaced: "Others: " + " / ".join(p.text for p in peers),
     )
     after = run(task(), solver=du_debate(), model="madsim/x", model_args=DETERMINED, limit=3)
     assert outcome(after) == outcome(before)

@@ -340,15 +340,3 @@ def infer_format(target: str) -> str:
     if normalise_number(t.replace("$", "")) is not None:
         return "number"
     return "text"
-
-
-def format_from_instruction(text: str) -> AnswerFormat | None:
-    """Recognise which format a prompt asks for (used by the simulated model)."""
-    m = re.search(r"where X is one of the letters ([A-Z](?:, [A-Z])*)\.", text)
-    if m:
-        letters = m.group(1).split(", ")
-        return Choice(tuple(letters))  # option texts are unknown here; letters suffice
-    for fmt in (YesNo(), Number(), FreeText(), Math()):
-        if fmt.instruction() in text:
-            return fmt
-    return None

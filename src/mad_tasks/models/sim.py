@@ -40,14 +40,7 @@ from inspect_ai.model import (
 from inspect_ai.solver._task_state import sample_state  # the running sample: its target, epoch
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ..engine.answers import (
-    AnswerFormat,
-    Choice,
-    FreeText,
-    Number,
-    YesNo,
-    format_from_instruction,
-)
+from ..engine.answers import AnswerFormat, Choice, FreeText, Math, Number, YesNo
 from ..engine.protocols.voting import ballot_kind
 from ..engine.requests import (
     AnswerRequest,
@@ -327,3 +320,16 @@ def _digest(*parts: Any) -> int:
 
 def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
+
+
+def format_from_instruction(text: str) -> AnswerFormat | None:
+    """The answer format a prompt's answer instruction names: for calls without a description (other
+    packages' solvers), the one place where madsim reads wording."""
+    m = re.search(r"where X is one of the letters ([A-Z](?:, [A-Z])*)\.", text)
+    if m:
+        letters = m.group(1).split(", ")
+        return Choice(tuple(letters))  # option texts are unknown here; letters suffice
+    for fmt in (YesNo(), Number(), FreeText(), Math()):
+        if fmt.instruction() in text:
+            return fmt
+    return None
