@@ -1,8 +1,9 @@
 """Every reader of model output, and adversarial replies to feed them (tests and benchmarks/readers.py).
 
 A reader is anything that parses text a model wrote: answers of every format, LaTeX helpers, ballots
-of every kind, the agreement signal, judge scores and criteria, confidences, personas. The worst
-cases are long runs of what each pattern looks for, where a backtracking regex goes quadratic.
+of every kind, the agreement signal, judge scores and criteria, confidences, personas, the JSON
+replies of Tree-of-Debate and its sentence split. The worst cases are long runs of what each pattern
+looks for, where a backtracking regex goes quadratic.
 """
 
 from __future__ import annotations
@@ -24,8 +25,20 @@ from mad_tasks.engine.answers import (
 from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
 from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
 from mad_tasks.engine.methods.personas import parse_persona
+from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.consensus import agrees
 from mad_tasks.engine.protocols.d3 import parse_criteria
+from mad_tasks.engine.protocols.tod import (
+    json_object,
+    read_argument,
+    read_claims,
+    read_expansion,
+    read_relevance,
+    read_response,
+    read_subtopics,
+    read_summary,
+    sentences,
+)
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
 
 SIZE = 200_000  # characters of the longest reply
@@ -67,6 +80,19 @@ READERS: dict[str, Callable[[str], object]] = {
     "cortex confidence": parse_confidence,
     "cortex without confidence": without_confidence,
     "persona": parse_persona,
+    "tod json_object": json_object,
+    "tod claims": lambda text: read_claims(text, 5, 3),
+    "tod relevance": read_relevance,
+    "tod subtopics": lambda text: read_subtopics(text, (3, 3), 5),
+    "tod present": lambda text: read_argument(text, "present"),
+    "tod revise": lambda text: read_argument(text, "revise"),
+    "tod response": read_response,
+    "tod expansion": read_expansion,
+    "tod summary": read_summary,
+    "tod sentences": sentences,
+    "tod judge marks": lambda text: read_marks(text, 4),
+    "tod judge level": read_level,
+    "tod judge preference": read_preference,
 }
 
 # what the patterns look for, as building blocks of adversarial replies
@@ -77,6 +103,7 @@ FRAGMENTS = (
     "\\fbox{", "\\frac", "\\text{", "$", "Solution ", "then ", " > ", "and ", "yes", "no ", "No,",
     "maybe ", "not sure", "CONFIDENCE:", "confidence", "Confidence score", "%", "/", '"', "'",
     "agree", "disagree", "Total: ", "Relevance: ", "1. [18, 15]", '"role": "', "x",
+    '{"', '"argument_list": [', '"evidence": [1, ', '"Yes"', "```json\n", "e.g. ", "et al. ", "\\",
 )  # fmt: skip
 
 
@@ -141,4 +168,22 @@ WORST_CASES: dict[str, str] = {
     "persona nested arrays": '{"role": ' + "[" * (SIZE // 2) + "]" * (SIZE // 2) + "}",
     "letters": "x" * SIZE,
     "spaced lines": _fill(" " * 10 + "\n"),
+    "json object starts": _fill('{"a": '),
+    "json brace then spaces": "{" + " " * SIZE + '"',
+    "json unterminated string": '{"summary": "' + "x" * SIZE,
+    "json nested lists": _fill('{"a": [1, 1, 1, 1, '),
+    "json many claims": '{"argument_list": ['
+    + ", ".join(['{"argument_title": "t", "description": "d", "evidence": [1, 2, 9]}'] * 3_000)
+    + "]}",
+    "json many ids": '{"subtopic_list": [{"topic_title": "t", "topic_description": "d", '
+    + '"author_0_relevant_contributions": ['
+    + _fill("1, ")
+    + "1]}]}",
+    "json escapes": '{"summary": "' + _fill("\\u00e9") + '"}',
+    "json fences": _fill('```json\n{"summary": "x"}\n```\n'),
+    "abbreviations": _fill("e.g. Fig. "),
+    "sentence ends": _fill("x. "),
+    "judge marks": '{"marks": [' + _fill("1, ") + "1]}",
+    "judge long level": '{"level": "' + " " * SIZE + '3"}',
+    "judge long preference": '{"preference": "' + _fill("summary ") + 'A"}',
 }

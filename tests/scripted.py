@@ -30,6 +30,28 @@ DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=2)
 # among them compare the two answers of a pair (sample metadata `answer_a` and `answer_b`)
 SOLVERS = {factory.__name__: factory for factory in REGISTERED}
 JUDGES = {name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solvers.judges"}
+# and the comparers write a comparative summary of two papers (sample metadata `paper_a`, `paper_b`)
+COMPARERS = {
+    name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solvers.tree_of_debate"
+}
+PAPERS = {
+    "paper_a": {
+        "title": "Seeded Label Propagation for Weakly Supervised Text Classification",
+        "abstract": "We classify documents from a few seed words per class. Labels spread over a "
+        "word graph built from the corpus, and a classifier is trained on the pseudo-labels. "
+        "On four news and review corpora it beats earlier seed-word methods by four points.",
+        "introduction": "Labelled data is costly. Seed words are cheap to write, but they are "
+        "ambiguous. Our graph propagation resolves the ambiguity with corpus statistics.",
+    },
+    "paper_b": {
+        "title": "Prompted Language Models as Zero-Label Text Classifiers",
+        "abstract": "We classify documents with no labels at all. A language model is prompted "
+        "with the class names, and its answers are refined by self-training. It matches "
+        "seed-word methods on news topics and beats them on sentiment.",
+        "introduction": "Class names carry meaning that a pretrained model already knows. We "
+        "ask the model directly and then distil its answers into a small classifier.",
+    },
+}
 
 _current_span: ContextVar[str | None] = ContextVar("scripted_span", default=None)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -421,3 +422,24 @@ async def test_from_dict_refuses_a_record_of_any_other_shape() -> None:
     ):
         with pytest.raises(RecordError):
             DebateResult.from_dict(other)
+
+
+def test_a_calls_own_sampling_replaces_the_sessions_settings_for_that_call_only() -> None:
+    from mad_tasks.engine.session import Sampling
+
+    runtime = ScriptedRuntime(lambda call: "ANSWER: yes")
+    session = Session(
+        runtime, Problem(Question.of(["Q?"]), YesNo()), temperature=0.7, max_tokens=50
+    )
+    schema = {"type": "object"}
+
+    async def go() -> None:
+        await session.call(
+            "a", "a", [Msg("user", "x")], "p", 1, sampling=Sampling(0.1, 0.9, 9, schema)
+        )
+        await session.call("a", "a", [Msg("user", "x")], "q", 1, sampling=Sampling(top_p=0.5))
+        await session.call("a", "a", [Msg("user", "x")], "r", 1)
+
+    asyncio.run(go())
+    got = [(c.temperature, c.top_p, c.max_tokens, c.schema) for c in runtime.calls]
+    assert got == [(0.1, 0.9, 9, schema), (0.7, 0.5, 50, None), (0.7, None, 50, None)]

@@ -60,6 +60,7 @@ def test_the_package_exports_every_task() -> None:
 SECTIONS = {name: ("docs/tasks.md", f"## `{name}`") for name in TASKS} | {
     "strategyqa": ("README.md", "### `mad_tasks/strategyqa`"),
     "mt_bench_judge": ("docs/d3-judges.md", "## The task `mt_bench_judge`"),
+    "paper_compare": ("docs/tree-of-debate.md", "## The task `paper_compare`"),
 }
 
 

@@ -116,3 +116,22 @@ def test_a_judge_solver_records_its_roles_and_may_run_on_the_main_model(run) -> 
     assert recorded_roles(log) == [{"advocate": main, "judge": judge, "juror": main}]
     # the judge under evaluation judging is the point of these solvers: no warning
     assert [e for e in log.samples[0].events if e.event == "logger"] == []
+
+
+def test_a_calls_own_top_p_and_reply_schema_reach_its_config() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"summary": {"type": "string"}},
+        "required": ["summary"],
+    }
+    call = Call("moderator", "moderator", (), "synthesis r", top_p=0.99, schema=schema)
+    model = get_model("madsim/x", memoize=False)
+    config = inspect_runtime.generation_config(model, GenerateConfig(top_p=0.5), call)
+    assert config.top_p == 0.99  # the stage's own setting wins over the eval's
+    assert config.response_schema is not None
+    assert config.response_schema.name == "synthesis_r"  # a provider's allowed characters only
+    assert config.response_schema.json_schema.model_dump(exclude_none=True) == schema
+    plain = inspect_runtime.generation_config(
+        model, GenerateConfig(top_p=0.5), Call("a", "a", (), "x")
+    )
+    assert (plain.top_p, plain.response_schema) == (0.5, None)

@@ -21,26 +21,47 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import SolverSpec
+from inspect_ai.util import registry_info
+from test_listing import registered_tasks
 
+import mad_tasks._registry
 from mad_tasks.engine import options as opt
+from mad_tasks.engine.methods.tod_options import TREE_STAGES
 from mad_tasks.engine.options import OptionError
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
 from mad_tasks.scorers.judges import more_judge, samre_judge
+from mad_tasks.scorers.tod import (
+    tod_breadth,
+    tod_contextualization,
+    tod_factuality,
+    tod_win_breadth,
+    tod_win_contextualization,
+    tod_win_factuality,
+)
 from mad_tasks.solvers.baselines import cot, self_consistency, single
 from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.solvers.tree_of_debate import (
+    single_stage,
+    tod_no_sd,
+    tod_no_tree,
+    tree_of_debate,
+    two_stage,
+)
 from mad_tasks.tasks.arc_challenge import arc_challenge
 from mad_tasks.tasks.competition_math import math as math_task
 from mad_tasks.tasks.gpqa import gpqa
 from mad_tasks.tasks.gsm_ic import gsm_ic
+from mad_tasks.tasks.mathvista import mathvista
 from mad_tasks.tasks.mmlu import mmlu
 from mad_tasks.tasks.mmlu_pro import mmlu_pro
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.musr import musr
+from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.squad_v2 import squad_v2
 from mad_tasks.tasks.strategyqa import strategyqa
 
@@ -180,6 +201,61 @@ SAMRE: Cases = {
     "summarize": bools(),
     **COURT,
 }
+TOD_SAMPLING: Cases = {
+    "top_p": [(v, "a number > 0 and <= 1") for v in ("hot", True, 0, -1, 1.5, math.nan, math.inf)],
+    "structured": bools(),
+    **GENERATION,
+}
+STAGE_TEMPERATURES = (
+    "{stage: a number from 0 to 2} with stages from claims, relevance, subtopics, present, "
+    "respond, revise, expand, synthesis, or null (each stage's default)"
+)
+TREE: Cases = {
+    "k_evidence": ints(1, 20),
+    "k_preempt": ints(0, 10),
+    "max_claims": ints(1, 10),
+    "max_subtopics": ints(1, 10),
+    # null is refused while max_depth is null too (every tree solver's default)
+    "max_expansions": [
+        *optional(ints(0, 30), "no budget"),
+        (None, "an integer from 0 to 30 when max_depth is null"),
+    ],
+    "max_depth": optional(ints(1, 6), "no depth limit"),
+    "expand_rule": choices("code", "paper"),
+    "tree": bools(),
+    "self_deliberation": bools(),
+    "retriever": [
+        (
+            v,
+            "lexical (BM25, offline) or bge:<path to a local BAAI/bge-large-en-v1.5 copy, or its "
+            "hub name> (needs the embeddings extra)",
+        )
+        for v in ("bm25", "bge:", "bge: ", "BGE:models/bge", 5, None)
+    ],
+    "chunk_sentences": ints(1, 20),
+    "min_chunk_chars": ints(0, 100_000),
+    "cut_at_references": bools(),
+    "swap_papers": bools(),
+    "parallel_siblings": bools(),
+    "stage_temperatures": [
+        (v, STAGE_TEMPERATURES)
+        for v in (
+            "hot",  # not a mapping
+            [0.5],
+            {},
+            {"debate": 0.5},  # not a stage
+            {"baseline": 0.4},  # a baseline's stage: the tree never uses it
+            {1: 0.5},
+            {"present": "hot"},
+            {"present": 2.5},
+            {"present": -0.1},
+            {"present": True},
+            {"present": math.nan},
+            {"present": 0.1, "revise": None},
+        )
+    ],
+    **TOD_SAMPLING,
+}
 
 SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "single": (single, ANSWERING),
@@ -267,15 +343,38 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "more": (more, MORE),
     "samre": (samre, SAMRE),
     "single_judge": (single_judge, {k: COURT[k] for k in ("swap", "swap_resolution")} | GENERATION),
+    **{s.__name__: (s, TREE) for s in (tree_of_debate, tod_no_tree, tod_no_sd)},
+    **{s.__name__: (s, TOD_SAMPLING) for s in (single_stage, two_stage)},
 }
 
 REFERENCE: Cases = {
     "reference": [(v, "target, or the name of a metadata field") for v in (5, "", None)],
     "grader_fallback": choices("warn", "error", "allow"),
 }
+TOD_JUDGE: Cases = {
+    "structured": bools(),
+    "grader_fallback": choices("warn", "error", "allow"),
+    **GENERATION,
+}
+TOD_PAIRWISE: Cases = {
+    "baseline": [
+        (
+            v,
+            "two_stage or single_stage (run within the scorer, once per sample), or "
+            "metadata:<field> (a summary in the sample's metadata)",
+        )
+        for v in ("three_stage", "metadata:", "metadata: ", 1, None)
+    ],
+    **TOD_JUDGE,
+}
 SCORERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "more_judge": (more_judge, {**REFERENCE, **MORE}),
     "samre_judge": (samre_judge, {**REFERENCE, **SAMRE}),
+    **{s.__name__: (s, TOD_JUDGE) for s in (tod_factuality, tod_breadth, tod_contextualization)},
+    **{
+        s.__name__: (s, TOD_PAIRWISE)
+        for s in (tod_win_factuality, tod_win_breadth, tod_win_contextualization)
+    },
     "final_answer": (
         final_answer,
         {"answer_format": optional(choices(*FORMATS), "the task's format")},
@@ -339,6 +438,15 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "squad_v2": (squad_v2, task_options("voting (373), cortex (100)")),
     "gsm_ic": (gsm_ic, task_options("cortex (100)", split=choices("2step", "mstep"))),
     "math": (math_task, task_options("cortex (100), cortex_large (1000)")),
+    "mathvista": (mathvista, PLAIN_TASK),
+    "paper_compare": (
+        paper_compare,
+        {
+            "kind": choices("all", "method", "task"),
+            "cited": choices("all", "yes", "no"),
+            **PLAIN_TASK,
+        },
+    ),
 }
 
 
@@ -364,6 +472,15 @@ def test_every_option_is_covered(table, name: str) -> None:
     assert set(pyinspect.signature(factory).parameters) == set(options)
 
 
+def test_the_tables_name_every_registered_solver_and_task() -> None:
+    # a new factory left out of SOLVERS or TASKS would have no option checked here
+    solvers = {
+        registry_info(s).name.removeprefix("mad_tasks/"): s for s in mad_tasks._registry.SOLVERS
+    }
+    assert {name: factory for name, (factory, _) in SOLVERS.items()} == solvers
+    assert {name: factory for name, (factory, _) in TASKS.items()} == registered_tasks()
+
+
 @pytest.mark.parametrize("name, option, value, allowed", cases(SOLVERS))
 def test_a_bad_solver_option_is_refused_with_its_name_value_and_range(
     name: str, option: str, value: Any, allowed: str
@@ -372,6 +489,41 @@ def test_a_bad_solver_option_is_refused_with_its_name_value_and_range(
     with pytest.raises(OptionError) as err:
         factory(**{option: value})
     assert str(err.value) == message("solver", option, value, allowed)
+
+
+@pytest.mark.parametrize(
+    "factory, args, option, nodes",
+    [
+        # the paper-literal max_depth=3 gives 5 + 25 + 125 = 155 nodes; one level more, 780
+        (tree_of_debate, {"max_expansions": None, "max_depth": 4}, "max_depth", 780),
+        (tod_no_sd, {"max_expansions": None, "max_depth": 4}, "max_depth", 780),
+        (
+            tree_of_debate,
+            {"max_expansions": None, "max_depth": 3, "max_subtopics": 8},
+            "max_depth",
+            584,
+        ),
+        (
+            tod_no_tree,
+            {"max_expansions": None, "max_depth": 6, "tree": True, "max_subtopics": 3},
+            "max_depth",
+            1092,
+        ),
+    ],
+)
+def test_a_tree_over_the_node_cap_is_refused_naming_the_option_and_its_count(
+    factory: Callable[..., Any], args: dict[str, Any], option: str, nodes: int
+) -> None:
+    children = args.get("max_subtopics", 5)
+    with pytest.raises(OptionError) as err:
+        factory(**args)
+    assert str(err.value) == message(
+        "solver",
+        option,
+        args[option],
+        f"a value giving a tree of at most 400 debated nodes ({nodes} with {children} subtopics "
+        "per expansion)",
+    )
 
 
 @pytest.mark.parametrize("name, option, value, allowed", cases(SCORERS))
@@ -421,6 +573,35 @@ def test_a_bad_task_option_is_refused_before_any_data_is_read(
         lambda: samre(max_rounds=20, window=20, min_rounds=20, eps=0.5, token_budget=1),
         lambda: samre(max_rounds=7, stopping="code", decisive_gap=30),
         lambda: single_judge(swap=True, retries=10),
+        lambda: tree_of_debate(
+            k_evidence=20,
+            k_preempt=10,
+            max_claims=10,
+            max_subtopics=10,
+            max_expansions=30,
+            chunk_sentences=20,
+            min_chunk_chars=100_000,
+            top_p=1,
+            retriever="bge:models/bge",
+            stage_temperatures=dict.fromkeys(TREE_STAGES, 2),
+        ),
+        lambda: tree_of_debate(
+            k_evidence=1,
+            k_preempt=0,
+            max_claims=1,
+            max_subtopics=1,
+            max_expansions=0,
+            chunk_sentences=1,
+            min_chunk_chars=0,
+            top_p=1e-9,
+            stage_temperatures={"present": 0},
+        ),
+        # no budget: the depth alone bounds the tree, 7 + 49 + 343 = 399 nodes, or a chain of 6
+        lambda: tree_of_debate(max_expansions=None, max_depth=3, max_subtopics=7),
+        lambda: tod_no_tree(max_expansions=None, max_depth=6, max_subtopics=10),
+        lambda: tod_no_sd(max_expansions=30, max_depth=6, max_subtopics=10),
+        lambda: single_stage(top_p=1, temperature=2, max_tokens=1_000_000, retries=10),
+        lambda: two_stage(structured=False, temperature=0, max_tokens=1, retries=0),
     ],
 )
 def test_values_at_the_edges_of_each_range_are_accepted(make) -> None:
@@ -438,6 +619,10 @@ def test_paper_defaults_and_ablations_fit_the_caps() -> None:
     for jurors in (1, 3, 5, 7):
         more(advocates=3, jurors=jurors)
     samre(max_rounds=7, stopping="code")
+    # Tree-of-Debate: the code's budget of 3 (No-Tree: 5), and the paper's depth limit of 3
+    tree_of_debate(max_expansions=3)
+    tod_no_tree(max_expansions=5)
+    tree_of_debate(max_expansions=None, max_depth=3)
 
 
 # -- the checkers themselves --------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from mad_tasks._aliases import register_short_aliases
 NAMES = [
     "single", "cot", "self_consistency", "du_debate", "cortex",
     "voting", "consensus", "aad", "collective_improvement", "more", "samre", "single_judge",
+    "tree_of_debate", "tod_no_tree", "tod_no_sd", "single_stage", "two_stage",
 ]  # fmt: skip
 
 

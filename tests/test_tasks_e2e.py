@@ -23,6 +23,7 @@ FIXTURE = {name: FIXTURES / f"{name}.jsonl" for name in LISTED} | {
     "strategyqa": STRATEGYQA,
     "mathvista": FIXTURES / "mathvista" / "data.jsonl",
     "mt_bench_judge": MT_BENCH_PAIRS,
+    "paper_compare": FIXTURES / "paper_compare" / "pairs.tsv",
 }
 
 # (the score's name in the log's results, its metric): the figure a task is read by
@@ -40,7 +41,10 @@ HEADLINE = {
     "math": ("final_answer", "accuracy"),
     "mathvista": ("mathvista_answer", "accuracy"),
     "mt_bench_judge": ("judge_agreement", "accuracy"),
+    # no gold summary: the grader's breadth level, 0-100 (madsim grades by its accuracy)
+    "paper_compare": ("tod_breadth", "mean"),
 }
+FULL_MARKS = {"paper_compare": 100.0}
 
 LIMIT = 3
 
@@ -81,6 +85,6 @@ def test_runs_by_name_on_its_fixture(tmp_path: Path, name: str) -> None:
     assert right.eval.task_args["data_path"] == str(FIXTURE[name])
     records = len(FIXTURE[name].read_text(encoding="utf-8").splitlines())
     assert len(right.samples) == min(LIMIT, records)
-    assert headline(right, name) == 1.0
+    assert headline(right, name) == FULL_MARKS.get(name, 1.0)
     wrong = run_by_name(name, tmp_path, accuracy=0.0, conformity=0.0)
     assert headline(wrong, name) == 0.0

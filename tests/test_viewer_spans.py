@@ -22,7 +22,7 @@ from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
-from scripted import JUDGES, SOLVERS
+from scripted import COMPARERS, JUDGES, PAPERS, SOLVERS
 
 from mad_tasks.inspect_runtime import InspectRuntime, current_call
 from mad_tasks.models.sim import SimulatedModel
@@ -55,6 +55,10 @@ ANSWERING = {name: f for name, f in SOLVERS.items() if name not in JUDGES}
 STAGE = re.compile(
     r"(round|turn|vote after turn) [1-9][0-9]{0,2}"
     r"|answer|samples|personas|advocates|merge|judge|jury|order (AB|BA)"
+    # Tree-of-Debate: a node by its path and title, its stages, the baselines' steps
+    r"|self-deliberation r(\.[0-9]{1,2}){0,8}|node r(\.[0-9]{1,2}){1,8}: [^\n]{1,80}"
+    r"|claims|preemption|subtopics|present|respond|revise|expand|synthesis"
+    r"|single stage|paper summaries|comparison"
 )
 TASK_N = re.compile(r"task-[0-9]+")
 # unreadable replies often, so that follow-ups happen
@@ -73,6 +77,8 @@ def run_solver(run: Callable[..., EvalLog], name: str, **options: Any) -> EvalSa
                 "answer_b": "Eggs are a good source of protein.",
             },
         )
+    if name in COMPARERS:
+        sample = Sample(input="Weakly supervised text classification", metadata=PAPERS)
     log = run(
         Task(dataset=MemoryDataset([sample]), solver=factory(**options)),
         model="madsim_agents/x",

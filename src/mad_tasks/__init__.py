@@ -14,6 +14,7 @@ __all__ = [
     "mmlu_pro",
     "mt_bench_judge",
     "musr",
+    "paper_compare",
     "squad_v2",
     "strategyqa",
 ]

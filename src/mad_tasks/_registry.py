@@ -20,11 +20,20 @@ from .scorers.judges import more_judge, samre_judge
 from .scorers.mathvista import mathvista_answer
 from .scorers.method import method
 from .scorers.squad import squad_exact, squad_f1
+from .scorers.tod import (
+    tod_breadth,
+    tod_contextualization,
+    tod_factuality,
+    tod_win_breadth,
+    tod_win_contextualization,
+    tod_win_factuality,
+)
 from .solvers.baselines import cot, self_consistency, single
 from .solvers.cortex import cortex
 from .solvers.decision import aad, collective_improvement, consensus, voting
 from .solvers.du_debate import du_debate
 from .solvers.judges import more, samre, single_judge
+from .solvers.tree_of_debate import single_stage, tod_no_sd, tod_no_tree, tree_of_debate, two_stage
 from .tasks.arc_challenge import arc_challenge
 from .tasks.competition_math import math
 from .tasks.gpqa import gpqa
@@ -34,11 +43,13 @@ from .tasks.mmlu import mmlu
 from .tasks.mmlu_pro import mmlu_pro
 from .tasks.mt_bench_judge import mt_bench_judge
 from .tasks.musr import musr
+from .tasks.paper_compare import paper_compare
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
 
 SOLVERS: list[Callable[..., Solver]] = [single, cot, self_consistency, du_debate, cortex]
 SOLVERS += [voting, consensus, aad, collective_improvement]
 SOLVERS += [more, samre, single_judge]
+SOLVERS += [tree_of_debate, tod_no_tree, tod_no_sd, single_stage, two_stage]
 
 register_short_aliases(SOLVERS)

@@ -3,6 +3,7 @@ concurrent calls, spans (a stage's, an agent's) and info events."""
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
@@ -23,10 +24,11 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
     ModelOutput,
+    ResponseSchema,
     get_model,
     model_roles,
 )
-from inspect_ai.util import span
+from inspect_ai.util import JSONSchema, span
 
 from ._inspect_compat import active_generate_config
 from .engine.runtime import Call, Msg, Reply, Usage
@@ -105,9 +107,20 @@ def generation_config(model: Model, eval_config: GenerateConfig, call: Call) -> 
         GenerateConfig(
             temperature=call.temperature,
             max_tokens=call.max_tokens,
+            top_p=call.top_p,
             seed=derive_seed(seed, call),
+            response_schema=response_schema(call),
         )
     )
+
+
+def response_schema(call: Call) -> ResponseSchema | None:
+    """The reply's JSON schema as Inspect's structured output request; providers without
+    structured output ignore it, and the method validates the reply either way."""
+    if call.schema is None:
+        return None
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", call.purpose)[:64] or "reply"
+    return ResponseSchema(name=name, json_schema=JSONSchema.model_validate(call.schema))
 
 
 def reported_usage(output: ModelOutput) -> Usage | None:

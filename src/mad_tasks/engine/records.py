@@ -111,8 +111,9 @@ def record_kinds() -> dict[str, type[MethodRecord]]:
     from .methods.cortex_records import CortexRecord
     from .methods.d3_records import JudgeRecord
     from .methods.decision_records import DecisionRecord
+    from .methods.tod_records import TreeRecord
 
-    return {r.kind: r for r in (DecisionRecord, CortexRecord, JudgeRecord)}
+    return {r.kind: r for r in (DecisionRecord, CortexRecord, JudgeRecord, TreeRecord)}
 
 
 DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")

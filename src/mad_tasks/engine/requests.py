@@ -82,6 +82,86 @@ class VerdictRequest:
     b: str
 
 
+# -- Tree-of-Debate (engine/methods/tod.py): every reply is a JSON object (its schema goes with the
+# call, `Sampling.schema`); `author` is 0 or 1, the paper's Author 0 and Author 1
+
+
+@dataclass(frozen=True)
+class ClaimsRequest:
+    """Self-deliberation: 1 to `most` claims of `author` on the node's topic, each citing
+    evidence by its 1-based id among `evidence` excerpts (0: no excerpts, the No-SD ablation)."""
+
+    author: int
+    topic: str
+    evidence: int
+    most: int
+
+
+@dataclass(frozen=True)
+class RelevanceRequest:
+    """Whether `segment` supports, refutes or clarifies `claim`, or is irrelevant to it (four
+    Yes/No fields)."""
+
+    claim: str
+    segment: str
+
+
+@dataclass(frozen=True)
+class SubtopicsRequest:
+    """The moderator's subtopics of `topic` (at most `most`; `most` = 1: one combined topic, the
+    No-Tree ablation), each mapped to claim ids of Author 0 (1..`claims[0]`) and Author 1."""
+
+    topic: str
+    claims: tuple[int, int]
+    most: int
+
+
+@dataclass(frozen=True)
+class ArgumentRequest:
+    """`author`'s turn at a node: `stage` "present" (an argument), "respond" (a response to the
+    opposition) or "revise" (a revised argument)."""
+
+    author: int
+    stage: str
+    topic: str
+
+
+@dataclass(frozen=True)
+class ExpandRequest:
+    """The moderator's three judgments of a debated node (progression, open questions, a clear
+    winner) with an explanation; `level` is the node's depth (root 0)."""
+
+    topic: str
+    level: int
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """A `{"summary": ...}` object: `source` "tree" (the synthesis of a debate tree), "papers"
+    (the single-stage baseline), "paper" (two-stage: one paper's motivation and novelties) or
+    "summaries" (two-stage: the comparison of the two)."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class RubricRequest:
+    """A judge's grade of a comparative summary: `criterion` "factuality" (1/0 per sentence, for
+    `sentences` numbered sentences), "breadth" or "contextualization" (a level from 0 to 4)."""
+
+    criterion: str
+    sentences: int = 0
+
+
+@dataclass(frozen=True)
+class PreferenceRequest:
+    """A judge's preference between summaries shown as A and B on `criterion`: A, B or tie."""
+
+    criterion: str
+    a: str
+    b: str
+
+
 Request = (
     AnswerRequest
     | ReasoningRequest
@@ -91,4 +171,12 @@ Request = (
     | DefenceRequest
     | ScoreRequest
     | VerdictRequest
+    | ClaimsRequest
+    | RelevanceRequest
+    | SubtopicsRequest
+    | ArgumentRequest
+    | ExpandRequest
+    | SummaryRequest
+    | RubricRequest
+    | PreferenceRequest
 )

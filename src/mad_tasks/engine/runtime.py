@@ -6,7 +6,7 @@ adapter, the test scripts and the other integrations each implement `Runtime`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
@@ -56,6 +56,10 @@ class Call:
     temperature: float | None = None
     max_tokens: int | None = None
     asks: Request | None = None
+    top_p: float | None = None
+    # a JSON schema the reply must follow: the runtime asks for structured output where the
+    # provider supports it; the method reads and validates the reply either way
+    schema: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
@@ -22,6 +22,17 @@ class Asked(Generic[T]):
 
     value: T | None
     replies: list[str]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """One call's own generation settings, for methods that set them per stage (Tree-of-Debate);
+    None leaves the session's (the user's) setting. `schema`: the JSON schema of the reply."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    schema: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -62,8 +73,11 @@ class Session:
         attempt: int = 0,
         *,
         asks: Request | None = None,
+        sampling: Sampling | None = None,
     ) -> Reply:
-        """One call; `asks` describes what the messages ask for (engine/requests.py)."""
+        """One call; `asks` describes what the messages ask for (engine/requests.py); `sampling`
+        sets this call's own settings where the method has them per stage."""
+        own = sampling or Sampling()
         call = Call(
             agent=agent,
             role=role,
@@ -71,9 +85,11 @@ class Session:
             purpose=purpose,
             round=round,
             attempt=attempt,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
+            temperature=self.temperature if own.temperature is None else own.temperature,
+            max_tokens=self.max_tokens if own.max_tokens is None else own.max_tokens,
             asks=asks,
+            top_p=own.top_p,
+            schema=own.schema,
         )
         async with self.runtime.agent_span(agent):
             reply = await self.runtime.call(call)
@@ -119,6 +135,7 @@ class Session:
         retries: int | None = None,
         *,
         asks: Request | None = None,
+        sampling: Sampling | None = None,
     ) -> Asked[T]:
         """Call until `parse` reads the reply, following up with `reminder` at most `retries` times
         (default: the session's); `value` is None when no reply parsed. Every follow-up asks for
@@ -129,7 +146,9 @@ class Session:
         # the follow-ups in the span of the first call (each call's own span is the same one)
         async with self.runtime.agent_span(agent):
             for attempt in range((self.retries if retries is None else retries) + 1):
-                reply = await self.call(agent, role, history, purpose, round, attempt, asks=asks)
+                reply = await self.call(
+                    agent, role, history, purpose, round, attempt, asks=asks, sampling=sampling
+                )
                 replies.append(reply.text)
                 value = parse(reply.text)
                 if value is not None:

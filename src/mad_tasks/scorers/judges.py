@@ -20,6 +20,7 @@ before the court's first call, `allow` accepts it silently.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import asdict
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
@@ -68,27 +69,39 @@ def self_grading(roles: list[str], model: str) -> str:
     )
 
 
+class SelfGrading:
+    """A grading scorer's `grader_fallback` policy: a scorer is made once per eval (or per
+    `inspect score`), so it warns once per run."""
+
+    def __init__(self, name: str, policy: str) -> None:
+        self.name, self.policy, self.warned = name, policy, False
+
+    def note(self, runtime: InspectRuntime, roles: Sequence[str]) -> str:
+        """The explanation's opening when a grader role falls back to the model under evaluation
+        ("" when none does, or on purpose); under `error`, ScorerOptionError. Every role is
+        resolved here, before any call, so a refused fallback costs nothing."""
+        fallen = [r for r in roles if runtime.model_of(r).fallback == MAIN_MODEL]
+        if not fallen or self.policy == "allow":
+            return ""
+        why = self_grading(fallen, str(runtime.model_of(fallen[0]).model))
+        bind = " ".join(f"--model-role {r}=<model>" for r in fallen)
+        if self.policy == "error":
+            raise ScorerOptionError(f"{self.name} (grader_fallback=error): {why}; bind {bind}")
+        if not self.warned:
+            self.warned = True
+            logger.warning(
+                f"{self.name}: {why}. Bind {bind}, or pass grader_fallback=allow if this is on "
+                "purpose."
+            )
+        return f"Self-graded: {why}.\n\n"
+
+
 def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str) -> Scorer:
-    warned = False  # a scorer is made once per eval (or `inspect score`): warn once per run
+    self_graded = SelfGrading(name, opts.grader_fallback)
 
     async def score(state: TaskState, target: Target) -> Score:
-        nonlocal warned
-        # every grader role resolved before any call, so a refused fallback costs nothing
         runtime = InspectRuntime(state.sample_id)
-        fallen = [r for r in opts.roles if runtime.model_of(r).fallback == MAIN_MODEL]
-        note = ""
-        if fallen and opts.grader_fallback != "allow":
-            why = self_grading(fallen, str(runtime.model_of(fallen[0]).model))
-            bind = " ".join(f"--model-role {r}=<model>" for r in fallen)
-            if opts.grader_fallback == "error":
-                raise ScorerOptionError(f"{name} (grader_fallback=error): {why}; bind {bind}")
-            if not warned:
-                warned = True
-                logger.warning(
-                    f"{name}: {why}. Bind {bind}, or pass grader_fallback=allow if this is on "
-                    "purpose."
-                )
-            note = f"Self-graded: {why}.\n\n"
+        note = self_graded.note(runtime, opts.roles)
         if not state.output.completion.strip():
             return Score(
                 value=0.0,

@@ -28,16 +28,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     column of JSON that does not parse, the record that is not an object, the field holding an
     integer too long for Python to read."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        bad_line = data.count(b"\n", 0, e.start) + 1
-        raise ValueError(
-            f"{path}:{bad_line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
-        ) from None
+    text = read_text(path)
     if path.suffix.lower() == ".csv":
         return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
     if text.lstrip().startswith("["):
@@ -58,6 +49,21 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
                 f"({sys.get_int_max_str_digits()} digits)"
             )
     return records
+
+
+def read_text(path: str | Path) -> str:
+    """A UTF-8 text file; bytes that are not UTF-8 are refused with their line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad_line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(
+            f"{path}:{bad_line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
+        ) from None
 
 
 class _LongInteger(str):
