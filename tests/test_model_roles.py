@@ -135,3 +135,8 @@ def test_a_calls_own_top_p_and_reply_schema_reach_its_config() -> None:
         model, GenerateConfig(top_p=0.5), Call("a", "a", (), "x")
     )
     assert (plain.top_p, plain.response_schema) == (0.5, None)
+    # a server known to refuse a schema (with an error Inspect retries without end) gets none
+    local = get_model(
+        "llama-cpp-python/gemma-3-270m", base_url="http://127.0.0.1:1/v1", memoize=False
+    )
+    assert inspect_runtime.generation_config(local, GenerateConfig(), call).response_schema is None

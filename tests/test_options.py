@@ -582,9 +582,10 @@ def test_a_bad_task_option_is_refused_before_any_data_is_read(
             chunk_sentences=20,
             min_chunk_chars=100_000,
             top_p=1,
-            retriever="bge:models/bge",
             stage_temperatures=dict.fromkeys(TREE_STAGES, 2),
         ),
+        # a bge path is well-formed; its model loads only where retrieval runs (not in No-SD)
+        lambda: tod_no_sd(retriever="bge:models/bge"),
         lambda: tree_of_debate(
             k_evidence=1,
             k_preempt=0,

@@ -28,13 +28,20 @@ from mad_tasks.engine.methods.tod import (
     NO_EXPANSION,
     NO_PAPER_SUMMARY,
     NO_TURN,
+    _tree_markdown,
     single_stage,
     tree_of_debate,
     two_stage,
 )
 from mad_tasks.engine.methods.tod_options import SamplingOptions, TreeOptions
 from mad_tasks.engine.methods.tod_papers import Paper, PaperPair
-from mad_tasks.engine.methods.tod_records import NOT_ADDRESSED, Evidence, Fallback, TreeRecord
+from mad_tasks.engine.methods.tod_records import (
+    NOT_ADDRESSED,
+    Evidence,
+    Fallback,
+    Node,
+    TreeRecord,
+)
 from mad_tasks.engine.protocols.tod import SCHEMAS
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (
@@ -57,6 +64,11 @@ PAIR = PaperPair(
     ),
 )
 OPENING = f"Two research papers are compared on this topic:\n{TOPIC}\n\n"
+SHARED = OPENING + (  # what every call of a tree opens with
+    'Author 0\'s paper: "MegaClass: <title-0>"\nAbstract: <abstract-0> We classify texts.\n\n'
+    'Author 1\'s paper: "LotsClass: <title-1>"\nAbstract: <abstract-1> We label words.\n\n'
+)
+STAGES = ("present", "respond", "revise")
 SUMMARY = "Both papers classify texts with weak supervision; they differ in how labels are made."
 UNREADABLE = "I would rather not answer in JSON."
 
@@ -91,12 +103,14 @@ class Script:
     """Replies by request: `expand(node)` gives the moderator's (progression, questions, clear
     winner), None for an unreadable reply; `unreadable(call)` makes any reply unreadable;
     `contributions(node, k)` maps child k of a node to claim ids; `keep(call)` is the relevance
-    verdict (the keep rule's inputs: supports, irrelevant)."""
+    verdict (the keep rule's inputs: supports, irrelevant); `concedes(node, author)` whether a
+    revision concedes."""
 
     expand: Callable[[str], tuple[bool, bool, bool] | None] = lambda node: (True, False, False)
     unreadable: Callable[[Call], bool] = lambda call: False
     contributions: Callable[[str, int], tuple[list[int], list[int]]] = lambda node, k: ([k], [1])
     keep: Callable[[Call], bool] = lambda call: True
+    concedes: Callable[[str, int], bool] = lambda node, author: author == 1
     subtopics: int = 5  # listed per reply, whatever the request's `most` (the reader cuts)
     claims: int = 3
 
@@ -148,7 +162,7 @@ class Script:
                 return json.dumps({"argument_title": mark, "description": f"<{mark} details>"})
             if asks.stage == "respond":
                 return json.dumps({"author_response": f"<{mark}> " + "I answer the point. " * 3})
-            concedes = asks.author == 1
+            concedes = self.concedes(node_of(call), asks.author)
             return json.dumps(
                 {
                     "revised_argument_title": mark,
@@ -420,6 +434,12 @@ def test_the_synthesis_reads_the_recorded_tree() -> None:
     synthesis = text(the_call(rt, "synthesis", "moderator"))
     assert json.dumps(tree, indent=2, ensure_ascii=False) in synthesis
     assert rt.calls[-1].purpose == "synthesis" and rt.calls[-1].asks == SummaryRequest("tree")
+    # the summary names the papers by their titles, which the prompt pairs with the labels
+    assert (
+        f"{tod_prompts.NAMES} Author 0's paper is \"MegaClass: <title-0>\", Author 1's is "
+        '"LotsClass: <title-1>".'
+    ) in synthesis
+    assert "never as Author 0, Author 1, Paper 0 or Paper 1." in synthesis
 
 
 # -- case 8: No-Tree ----------------------------------------------------------------------------
@@ -467,9 +487,63 @@ def test_no_sd_retrieves_nothing_and_shows_the_introductions() -> None:
     assert root.deliberation[0].claims[0].evidence == ()
     # Author 1 has no mapped claim: its introduction; Author 0's claim has no counter-evidence
     a0 = text(the_call(rt, "present r.1", "author_0"))
-    assert "The introduction of the opposition's paper, which may help you:\n<intro-1>" in a0
+    assert "The introduction of the opposition's paper:\n<intro-1> It is old." in a0
     assert "claim a0 1 at r" in a0 and "counter-evidence" not in a0
     assert result.method == "tod_no_sd" and record.stats()["evidence_kept"] is None
+
+
+def test_no_sd_shows_the_moderator_both_introductions_and_each_persona_its_own() -> None:
+    _, rt, _ = run(
+        Script(contributions=lambda node, k: ([1], [])),
+        TreeOptions(self_deliberation=False, max_subtopics=1, max_expansions=0),
+    )
+    intro = (
+        "The introduction of Author 0's paper:\n<intro-0> It is new.",
+        "The introduction of Author 1's paper:\n<intro-1> It is old.",
+    )
+    # the moderator: both introductions right after the shared opening, then its task
+    subtopics = text(the_call(rt, "subtopics r", "moderator"))
+    assert subtopics.startswith(
+        f"{SHARED}{intro[0]}\n\n{intro[1]}\n\nYou are a fair and balanced moderator"
+    )
+    assert "Their claims:\n\nAuthor 0's claim 1" in subtopics
+    # each persona: its own introduction after who it is, in its claims and all three stages
+    persona = (
+        'You are Author 0, the author of "MegaClass: <title-0>". You debate Author 1 (the '
+        'opposition), the author of "LotsClass: <title-1>".\n\n'
+        "The introduction of your paper:\n<intro-0> It is new.\n\n"
+    )
+    assert text(the_call(rt, "claims r", "author_0")).startswith(SHARED + persona + "You argue")
+    turns = [text(the_call(rt, f"{stage} r.1", "author_0")) for stage in STAGES]
+    head = turns[0][: turns[0].index("Make an argument for one specific reason")]
+    assert head.startswith(SHARED + persona + "You debate how and why")
+    assert all(t.startswith(head) for t in turns)  # one cached prefix through the material
+    # Author 1's own side is not mapped: pointed to its introduction above, not shown twice
+    a1 = text(the_call(rt, "present r.1", "author_1"))
+    assert a1.count("<intro-1> It is old.") == 1 and "<intro-0>" not in a1
+    assert "No claim of yours is mapped to this topic: your introduction above" in a1
+    assert "claim a0 1 at r" in a1
+    # with self-deliberation no call shows an introduction
+    _, sd, _ = run(Script(), TreeOptions(max_subtopics=1, max_expansions=0))
+    assert not [c.purpose for c in sd.calls if "<intro-" in text(c)]
+
+
+def test_claims_are_asked_to_be_evidence_driven() -> None:
+    _, rt, _ = run(Script(), TreeOptions(max_subtopics=1, max_expansions=0))
+    claims = text(the_call(rt, "claims r", "author_1"))
+    assert (
+        "Based on these excerpts, write 1 to 3 diverse, specific, evidence-driven arguments"
+        in claims
+    )
+    assert "each supported by the excerpts (no unsupported, superficial arguments)" in claims
+    _, no_sd, _ = run(
+        Script(), TreeOptions(self_deliberation=False, max_subtopics=1, max_expansions=0)
+    )
+    claims = text(the_call(no_sd, "claims r", "author_1"))
+    assert (
+        "each supported by what your paper's title, abstract and introduction say (no "
+        "unsupported, superficial arguments)"
+    ) in claims
 
 
 def test_self_deliberation_needs_retrievers() -> None:
@@ -582,13 +656,9 @@ def test_an_unreadable_summary_abstains() -> None:
 
 def test_every_call_opens_with_the_topic_and_both_papers_and_has_its_stage_sampling() -> None:
     _, rt, _ = run(Script(), TreeOptions(max_subtopics=2, max_expansions=1))
-    shared = OPENING + (
-        'Author 0\'s paper: "MegaClass: <title-0>"\nAbstract: <abstract-0> We classify texts.\n\n'
-        'Author 1\'s paper: "LotsClass: <title-1>"\nAbstract: <abstract-1> We label words.\n\n'
-    )
     for call in rt.calls:
         (message,) = call.messages
-        assert message.role == "user" and message.text.startswith(shared)
+        assert message.role == "user" and message.text.startswith(SHARED)
         stage = stage_of(call)
         kind = "summary" if stage == "synthesis" else stage
         expected = {
@@ -641,7 +711,7 @@ def test_spans_and_events_name_what_they_are() -> None:
     assert spans[("synthesis", "moderator", 0)] == "synthesis"
     assert rt.info_titles() == [
         "self-deliberation r", "node r.1", "node r.2", "self-deliberation r.1",
-        "node r.1.1", "node r.1.2", "synthesis",
+        "node r.1.1", "node r.1.2", "tree", "synthesis",
     ]  # fmt: skip
     events = dict(rt.infos)
     r1, r2, r11, r12 = (events[f"node {n}"] for n in ("r.1", "r.2", "r.1.1", "r.1.2"))
@@ -656,6 +726,39 @@ def test_spans_and_events_name_what_they_are() -> None:
     root = events["self-deliberation r"]
     assert isinstance(root, str) and "(retrieval query: text classification" in root
     assert "r.1    sub r.1" in root and isinstance(r11, str)
+
+
+def test_the_tree_event_outlines_every_node_with_its_verdict() -> None:
+    judged = {
+        "r.1": (True, False, False),  # expanded
+        "r.2": (False, True, False),  # expanded, but its subtopics cannot be read
+        "r.3": (True, False, False),  # wants it, the budget of 2 is spent
+        "r.1.1": (False, False, False),
+        "r.1.2": (True, True, True),
+        "r.1.3": None,
+    }
+    script = Script(
+        expand=judged.__getitem__,
+        unreadable=lambda call: call.purpose == "subtopics r.2",
+        concedes=lambda node, author: node == "r.3" or (author == 1 and node != "r.2"),
+    )
+    _, rt, _ = run(script, TreeOptions(max_subtopics=3, max_expansions=2))
+    assert rt.info_titles()[-2:] == ["tree", "synthesis"]
+    assert dict(rt.infos)["tree"] == (
+        "**The debate tree**\n\n"
+        f"- r: {TOPIC}\n"
+        "  - r.1: sub r.1 (expanded; concessions: Author 1)\n"
+        "    - r.1.1: sub r.1.1 (leaf: no progression, no open questions; concessions: Author 1)\n"
+        "    - r.1.2: sub r.1.2 (leaf: clear winner; concessions: Author 1)\n"
+        "    - r.1.3: sub r.1.3 (leaf: unreadable judgment; concessions: Author 1)\n"
+        "  - r.2: sub r.2 (expanded, no subtopics)\n"
+        "  - r.3: sub r.3 (blocked: budget; concessions: Author 0, Author 1)"
+    )
+    # published before the synthesis call, outside its span
+    assert rt.spans[-1] == "synthesis" and rt.calls[-1].purpose == "synthesis"
+    # a title's line breaks do not break the outline
+    lone = Node("r", None, 0, 0, "two\nlines  here", "-")
+    assert _tree_markdown([lone]) == "**The debate tree**\n\n- r: two lines here"
 
 
 def test_a_depth_limit_blocks_expansion_below_it() -> None:
@@ -700,6 +803,11 @@ def test_single_stage_is_one_call_over_both_introductions() -> None:
     assert (call.temperature, call.top_p, call.max_tokens) == (0.4, 0.99, 3000)
     prompt = text(call)
     assert prompt.startswith(OPENING) and "<intro-0>" in prompt and "<intro-1>" in prompt
+    assert (
+        "with more weight on the differences, based strictly on the information in the titles, "
+        "abstracts and introductions above. Be specific and write as an expert on the topic "
+        f"would. {tod_prompts.NAMES}"
+    ) in prompt
     record = record_of(result)
     assert result.method == record.variant == "single_stage" and record.nodes == []
     assert result.final == record.summary == f"{SUMMARY} (papers, summary papers)"
@@ -714,6 +822,11 @@ def test_two_stage_summarises_each_paper_alone_then_compares() -> None:
     ]
     first, second, comparison = (text(c) for c in rt.calls)
     assert "<intro-0>" in first and "<title-1>" not in first and "<intro-1>" in second
+    assert "novel contributions of this paper from its title, abstract and introduction" in first
+    assert (
+        "based strictly on the information in the titles and summaries above. Be specific and "
+        f"write as an expert on the topic would. {tod_prompts.NAMES}"
+    ) in comparison
     assert all(t.startswith(OPENING) for t in (first, second, comparison))
     assert f"{SUMMARY} (paper, summary paper 0)" in comparison
     assert f"{SUMMARY} (paper, summary paper 1)" in comparison

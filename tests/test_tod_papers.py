@@ -324,3 +324,33 @@ def test_pair_of_metadata() -> None:
 def test_pair_of_metadata_names_the_bad_field(metadata: dict, field: str) -> None:
     with pytest.raises(ValueError, match=f"sample metadata {field}"):
         pair_of_metadata(metadata, Question.of(["t"]))
+
+
+def test_the_solver_loads_the_embedding_model_before_any_eval(fake_st: list[str]) -> None:
+    from mad_tasks.solvers.tree_of_debate import tod_no_sd, tree_of_debate
+
+    tree_of_debate(retriever="bge:/models/bge")
+    tod_no_sd(retriever="bge:/models/unused")  # No-SD retrieves nothing: nothing to load
+    assert fake_st == ["/models/bge"]
+
+
+@pytest.mark.parametrize("installed", [False, True])
+def test_a_retriever_that_cannot_load_is_a_bad_solver_option(
+    monkeypatch: pytest.MonkeyPatch, installed: bool
+) -> None:
+    from mad_tasks.engine.options import OptionError
+    from mad_tasks.solvers.tree_of_debate import tree_of_debate
+
+    module = types.ModuleType("sentence_transformers")
+
+    def missing(name: str) -> None:
+        raise OSError(f"{name} is not a local folder nor a model on the hub")
+
+    module.SentenceTransformer = missing  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sentence_transformers", module if installed else None)
+    monkeypatch.setattr(tod_papers, "_MODELS", {})
+    with pytest.raises(OptionError) as err:
+        tree_of_debate(retriever="bge:/nowhere")
+    message = str(err.value)
+    assert message.startswith("invalid solver option 'retriever': got 'bge:/nowhere', allowed:")
+    assert ("not a local folder" if installed else "mad-tasks[embeddings]") in message

@@ -31,6 +31,7 @@ from mad_tasks.engine.methods.tod_judge import (
     grade,
     level_score,
     prefer,
+    preference_prompt,
     read_level,
     read_marks,
     read_preference,
@@ -241,6 +242,29 @@ def test_the_three_criteria_share_their_prompt_up_to_the_instructions() -> None:
     head = prompts[0][: prompts[0].index("Grade the summary")]
     assert head.endswith("2. Another one.\n[end of Summary]\n\n")
     assert prompts[1].startswith(head)
+
+
+def test_the_judge_labels_each_paper_by_its_title() -> None:
+    """A summary names the papers by their titles: the grader sees each paper under its own."""
+    graph = (
+        '[Paper "GraphHop: passage graphs"]\nAbstract: We link passages into a graph.\n\n'
+        'Introduction: Intro of GraphHop.\n[end of Paper "GraphHop: passage graphs"]'
+    )
+    flat = '[Paper "FlatRank: dense reranking"]\nAbstract: We rerank passages densely.'
+    shown = ["One sentence."]
+    for prompt in (
+        rubric_prompt(pair(), "method", shown, "factuality"),
+        rubric_prompt(pair(), "method", shown, "contextualization"),
+        preference_prompt(pair(), "method", "Summary one.", "Summary two.", "breadth"),
+    ):
+        assert isinstance(prompt, str)
+        assert graph in prompt and flat in prompt and prompt.index(graph) < prompt.index(flat)
+        assert "Paper 1" not in prompt and "Paper 2" not in prompt
+    # a title's line break stays out of the label
+    broken = PaperPair(pair().topic, (Paper("GraphHop:\n passage graphs", "-", ""), PAPERS[1]))
+    assert '[Paper "GraphHop: passage graphs"]\nAbstract: -\n[end of Paper' in rubric_prompt(
+        broken, None, shown, "breadth"
+    )
 
 
 def test_pairwise_shows_the_output_first_as_a_then_as_b() -> None:

@@ -109,15 +109,21 @@ def generation_config(model: Model, eval_config: GenerateConfig, call: Call) -> 
             max_tokens=call.max_tokens,
             top_p=call.top_p,
             seed=derive_seed(seed, call),
-            response_schema=response_schema(call),
+            response_schema=response_schema(model, call),
         )
     )
 
 
-def response_schema(call: Call) -> ResponseSchema | None:
-    """The reply's JSON schema as Inspect's structured output request; providers without
-    structured output ignore it, and the method validates the reply either way."""
-    if call.schema is None:
+# Providers whose servers refuse a JSON schema (llama-cpp-python's answers Inspect's request with an
+# error, which Inspect retries without end): their calls go without one.
+NO_RESPONSE_SCHEMA = frozenset({"llama-cpp-python"})
+
+
+def response_schema(model: Model, call: Call) -> ResponseSchema | None:
+    """The reply's JSON schema as Inspect's structured output request, where the provider takes
+    one; most others without structured output ignore it, and the method validates the reply
+    either way."""
+    if call.schema is None or str(model).split("/", 1)[0] in NO_RESPONSE_SCHEMA:
         return None
     name = re.sub(r"[^A-Za-z0-9_-]", "_", call.purpose)[:64] or "reply"
     return ResponseSchema(name=name, json_schema=JSONSchema.model_validate(call.schema))

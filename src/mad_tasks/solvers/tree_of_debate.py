@@ -21,7 +21,13 @@ from .._inspect_sample import question_of, save_result
 from ..engine.answers import FreeText
 from ..engine.methods import tod
 from ..engine.methods.tod_options import SamplingOptions, TreeOptions
-from ..engine.methods.tod_papers import PaperPair, pair_of_metadata, retrievers_for
+from ..engine.methods.tod_papers import (
+    PaperPair,
+    load_retriever,
+    pair_of_metadata,
+    retrievers_for,
+)
+from ..engine.options import OptionError
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..inspect_runtime import InspectRuntime
@@ -59,6 +65,14 @@ async def compare_sample(
 
 
 def tree_solver(opts: TreeOptions) -> Solver:
+    if opts.self_deliberation:
+        try:  # the embedding model of retriever=bge:<path>, loaded before any eval starts
+            load_retriever(opts.retriever)
+        except Exception as e:  # noqa: BLE001 - a missing library, path or hub model: all one to a user
+            raise OptionError(
+                "retriever", opts.retriever, f"a retriever that loads here ({e})", "solver"
+            ) from None
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await compare_sample(
             state,

@@ -20,8 +20,10 @@ Author 0 (the focus paper) and Author 1 are personas of their papers; a moderato
 4. The moderator synthesises the whole tree (`tree_json`, the revised arguments) into a summary:
    the final answer; an unreadable summary is an abstention.
 No-Tree (`tree` False): one combined subtopic per expansion, a chain. No-SD (`self_deliberation`
-False): no retrieval and no relevance calls; claims come from the title, abstract and introduction
-and a side without mapped claims shows its introduction.
+False): no retrieval and no relevance calls; claims come from the title, abstract and introduction,
+the moderator's subtopics call shows both introductions, every debate turn of a persona opens with
+its own introduction (the reference shows it at present only; all three stages keep the persona's
+prefix the same) and an opposition without mapped claims shows its introduction.
 
 Calls per pair, without follow-ups: with S self-deliberations (the root's and one per granted
 expansion) and N debated nodes,
@@ -251,7 +253,7 @@ class _Run:
                     "subtopics",
                     node,
                     "subtopics",
-                    prompts.subtopics(pair, node, deliberations, most),
+                    prompts.subtopics(pair, node, deliberations, most, not opts.self_deliberation),
                     lambda t: read_subtopics(t, counts, most),
                     SubtopicsRequest(node.title, counts, most),
                 )
@@ -330,10 +332,8 @@ class _Run:
         """Present, respond, revise, then the moderator's judgments of the node."""
         pair = self.pair
         fallbacks: list[Fallback] = []
-        material = [
-            prompts.context(pair, i, node.contributions, parent, not self.opts.self_deliberation)
-            for i in range(2)
-        ]
+        no_sd = not self.opts.self_deliberation  # the introductions stand in for the excerpts
+        material = [prompts.context(pair, i, node.contributions, parent, no_sd) for i in range(2)]
         turns: list[tuple[int, str]] = []  # (author, what the history shows of the turn)
 
         async def turn(author: int, stage: str) -> Any:
@@ -345,7 +345,7 @@ class _Run:
                 stage,
                 node,
                 stage,
-                prompts.debate_turn(pair, author, node, material[author], stage, turns),
+                prompts.debate_turn(pair, author, node, material[author], stage, turns, no_sd),
                 parse,
                 ArgumentRequest(author, stage, node.title),
             )
@@ -475,6 +475,7 @@ async def tree_of_debate(
     run = _Run(session, pair, opts, retrievers if opts.self_deliberation else None)
     used, nodes = await run.run()
     tree = tree_json(nodes)
+    session.runtime.info("tree", _tree_markdown(nodes))
     async with session.runtime.span("synthesis"):
         asked = await _ask(
             session,
@@ -704,6 +705,45 @@ def _deliberation_markdown(
         "countered: of the opponent's segments retrieved against the claim, how many the "
         f"relevance filter kept (none kept: the claim is marked not addressed).\n\n{tops}"
     )
+
+
+def _verdict(node: Node) -> str:
+    """What came of a debated node, in a few words: expanded, blocked (by what) or a leaf (the
+    judgments against expansion), and who conceded in the revised arguments."""
+    e, debate = node.expansion, node.debate
+    if e is None or debate is None:
+        return ""
+    if e.granted:
+        verdict = "expanded" if node.children else "expanded, no subtopics"
+    elif e.blocked:
+        verdict = f"blocked: {e.blocked}"
+    elif e.progression is None:
+        verdict = "leaf: unreadable judgment"
+    else:
+        against = [
+            ("no progression", not e.progression),
+            ("no open questions", not e.questions),
+            ("clear winner", bool(e.clear_winner)),
+        ]
+        verdict = "leaf: " + ", ".join(w for w, yes in against if yes)  # never empty
+    conceded = [f"Author {i}" for i, a in enumerate(debate.revise) if a is not None and a.concedes]
+    return f"{verdict}; concessions: {', '.join(conceded)}" if conceded else verdict
+
+
+def _tree_markdown(nodes: Sequence[Node]) -> str:
+    """The whole tree as a nested list (the viewer draws the node spans flat): each node under
+    its parent, with its id, its title and what came of its debate."""
+    by_id = {n.id: n for n in nodes}
+    lines = []
+    stack = [(ROOT, 0)]  # depth first, children in order; no recursion however deep the tree
+    while stack:
+        node_id, depth = stack.pop()
+        node = by_id[node_id]
+        verdict = _verdict(node)
+        title = " ".join(node.title.split())  # a reply's line breaks would end the list item
+        lines.append(f"{'  ' * depth}- {node.id}: {title}" + (f" ({verdict})" if verdict else ""))
+        stack += [(c, depth + 1) for c in reversed(node.children)]
+    return "**The debate tree**\n\n" + "\n".join(lines)
 
 
 def _summary_markdown(summary: str | None, attempts: int) -> str:

@@ -129,11 +129,14 @@ class PairwiseOptions(JudgeOptions):
 # -- prompts ------------------------------------------------------------------------------------
 
 
-def paper_block(label: str, paper: Paper) -> str:
-    parts = [f"Title: {paper.title.strip()}", f"Abstract: {paper.abstract.strip()}"]
+def paper_block(paper: Paper) -> str:
+    """A paper labelled by its title, as a summary names it (never "Paper 1" or "Author 0"), so
+    the grader can check each statement against the paper it names."""
+    parts = [f"Abstract: {paper.abstract.strip()}"]
     if paper.introduction.strip():
         parts.append(f"Introduction: {paper.introduction.strip()}")
-    return block(label, "\n\n".join(parts))
+    title = " ".join(paper.title.split())  # one line, for the block's markers
+    return block(f'Paper "{title}"', "\n\n".join(parts))
 
 
 def sources(pair: PaperPair, kind: str | None) -> Content:
@@ -145,10 +148,10 @@ def sources(pair: PaperPair, kind: str | None) -> Content:
         "similarities and then their differences, with more weight on the differences."
         "\n\n[Topic]\n",
         pair.topic,
-        f"\n[end of Topic]\n\n{label}",
-        paper_block("Paper 1", pair.papers[0]),
+        f"\n[end of Topic]\n\n{label}The two papers follow, each labelled by its title.\n\n",
+        paper_block(pair.papers[0]),
         "\n\n",
-        paper_block("Paper 2", pair.papers[1]),
+        paper_block(pair.papers[1]),
     )
 
 

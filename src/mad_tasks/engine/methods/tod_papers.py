@@ -236,6 +236,14 @@ def make_retriever(spec: str, chunks: Sequence[str], min_chars: int) -> Retrieve
     raise ValueError(f"unknown retriever {spec!r}: use lexical or bge:<path or hub name>")
 
 
+def load_retriever(spec: str) -> None:
+    """Load what a retriever needs beyond the text (the embedding model), once per process, so
+    that a missing library or model stops the run before its first call."""
+    kind, _, model = spec.partition(":")
+    if kind == "bge":
+        _sentence_model(model.strip())
+
+
 def retrievers_for(pair: PaperPair, opts: TreeOptions) -> tuple[Retriever, Retriever] | None:
     """Each paper's retriever over its cleaned text in chunks, as the options say; None for the
     No-SD ablation, which retrieves nothing."""

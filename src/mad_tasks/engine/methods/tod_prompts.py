@@ -28,6 +28,11 @@ CONCEDE = (
     'better contribution than yours"), explain why, and set "concedes" to true.'
 )
 SPECIFIC = "Be specific and detailed: no loose, high-level claims that the evidence does not back."
+# how a summary names the papers: its reader knows them by their titles, not by the debate's labels
+NAMES = (
+    "Name the papers by their titles (or the names of their methods), never as Author 0, "
+    "Author 1, Paper 0 or Paper 1."
+)
 
 # the reply of each call kind, as the prompt asks for it (keys as SCHEMAS in protocols/tod.py)
 FORMATS = {
@@ -105,12 +110,21 @@ def _topic(node: Node) -> str:
     )
 
 
-def _persona(pair: PaperPair, author: int) -> str:
+def _introduction(paper: Paper, whose: str) -> str:
+    return f"The introduction of {whose} paper:\n{paper.introduction.strip() or '(none given)'}"
+
+
+def _persona(pair: PaperPair, author: int, introduction: bool) -> str:
+    """Who the persona is, then (`introduction`, the No-SD ablation) its paper's introduction:
+    the same opening for all of a persona's calls in a tree, right after the shared one."""
     own, other = pair.papers[author].title.strip(), pair.papers[1 - author].title.strip()
-    return (
+    who = (
         f'You are Author {author}, the author of "{own}". You debate Author {1 - author} (the '
         f'opposition), the author of "{other}".'
     )
+    if not introduction:
+        return f"{who} "
+    return f"{who}\n\n{_introduction(pair.papers[author], 'your')}\n\n"
 
 
 def _excerpts(evidence: Sequence[Evidence], label: str) -> str:
@@ -123,26 +137,26 @@ def _excerpts(evidence: Sequence[Evidence], label: str) -> str:
 def claims(
     pair: PaperPair, author: int, node: Node, evidence: Sequence[Evidence] | None, most: int
 ) -> Content:
-    """A persona's claims on a node's topic from its retrieved excerpts, or (`evidence` None, the
-    No-SD ablation) from its paper's title, abstract and introduction."""
+    """A persona's evidence-driven claims on a node's topic from its retrieved excerpts, or
+    (`evidence` None, the No-SD ablation) from its paper's title, abstract and introduction."""
     if evidence is None:
-        source = (
-            f"{_paper('Your paper', pair.papers[author], introduction=True)}\n\n"
-            "Based on your paper's title, abstract and introduction, write"
-        )
+        source = "Based on your paper's title, abstract and introduction, write"
+        basis = "what your paper's title, abstract and introduction say"
         cite = 'an empty "evidence" list (there are no numbered excerpts)'
     else:
         source = (
             f"Excerpts retrieved from your paper:\n{_excerpts(evidence, 'Excerpt')}\n\n"
             "Based on these excerpts, write"
         )
+        basis = "the excerpts"
         cite = 'the ids of the excerpts that best support it under "evidence"'
     return compose(
         shared(pair),
-        f"{_persona(pair, author)} You argue for the novel contributions your paper makes to "
-        f"{_topic(node)}{source} 1 to {most} diverse, specific "
-        "arguments for your position, each making its own point. Give each a short title, a "
-        f"description that mentions what your paper says, and {cite}.\n\n{_reply('claims')}",
+        f"{_persona(pair, author, evidence is None)}You argue for the novel contributions your "
+        f"paper makes to {_topic(node)}{source} 1 to {most} diverse, specific, evidence-driven "
+        f"arguments for your position, each supported by {basis} (no unsupported, superficial "
+        "arguments) and making its own point. Give each a short title, a description that "
+        f"mentions what your paper says, and {cite}.\n\n{_reply('claims')}",
     )
 
 
@@ -187,10 +201,15 @@ def counter_evidence(
 
 
 def subtopics(
-    pair: PaperPair, node: Node, deliberations: Sequence[Deliberation], most: int
+    pair: PaperPair,
+    node: Node,
+    deliberations: Sequence[Deliberation],
+    most: int,
+    introductions: bool,
 ) -> Content:
     """The moderator's subtopics of a node from both personas' claims (`most` 1: the No-Tree
-    ablation's one combined subtopic)."""
+    ablation's one combined subtopic), after both papers' introductions (`introductions`, the
+    No-SD ablation, whose claims cite no excerpts)."""
     blocks = []
     for author, d in enumerate(deliberations):
         shown = [
@@ -218,11 +237,16 @@ def subtopics(
             "10-15 words. The papers will debate which of them contributes more to each "
             "subtopic, so cite for each the ids of the relevant claims of each author."
         )
+    intros, cites = "", ", each with the excerpts it cites and the other author's counter-evidence"
+    if introductions:
+        intros = "".join(
+            _introduction(p, f"Author {i}'s") + "\n\n" for i, p in enumerate(pair.papers)
+        )
+        cites = ""
     return compose(
         shared(pair),
-        "You are a fair and balanced moderator of a debate between Author 0 and Author 1 on "
-        f"their novel contributions to {_topic(node)}"
-        "Their claims, each with the excerpts it cites and the other author's counter-evidence:"
+        f"{intros}You are a fair and balanced moderator of a debate between Author 0 and Author 1 "
+        f"on their novel contributions to {_topic(node)}Their claims{cites}:"
         f"\n\n{blocks[0]}\n\n{blocks[1]}\n\n{ask} At least one of the two lists must not be "
         "empty. The aim is to find out how novel Author 0's contributions to the topic are, one "
         f"subtopic at a time.\n\n{_reply('subtopics')}",
@@ -242,7 +266,8 @@ def context(
     """The persona's material at a node: its claims mapped to the node with their excerpts and
     the opposition's counter-evidence, then the opposition's mapped claims with the persona's own
     counter-evidence. A side with no mapped claim shows all of that side's excerpts instead, or
-    (`introductions`, the No-SD ablation) that side's introduction."""
+    (`introductions`, the No-SD ablation) that side's introduction: the opposition's here, the
+    persona's own at the top of each of its turns (`debate_turn`), which this points to."""
     parts = []
     for side, own, whose in (
         (author, "Your", "your"),
@@ -266,9 +291,12 @@ def context(
                     for k in mapped
                 )
             )
+        elif introductions and side == author:
+            parts.append(
+                "No claim of yours is mapped to this topic: your introduction above may help you."
+            )
         elif introductions:
-            intro = pair.papers[side].introduction.strip() or "(none given)"
-            parts.append(f"The introduction of {whose} paper, which may help you:\n{intro}")
+            parts.append(_introduction(pair.papers[side], whose))
         else:
             excerpts = _excerpts(d.evidence, "  - excerpt") or "  (none)"
             parts.append(f"Excerpts from {whose} paper that may help you:\n{excerpts}")
@@ -324,12 +352,15 @@ def debate_turn(
     material: str,
     stage: str,
     turns: Sequence[tuple[int, str]],
+    introduction: bool,
 ) -> Content:
-    """A persona's turn at a node: "present" (no history), "respond" or "revise"."""
+    """A persona's turn at a node: "present" (no history), "respond" or "revise". With
+    `introduction` (the No-SD ablation) every stage opens with the persona's introduction, as the
+    reference's present does: the three stages then share their prefix through `material`."""
     shown = "" if stage == "present" else f"{history(turns, author, stage == 'respond')}\n\n"
     return compose(
         shared(pair),
-        f"{_persona(pair, author)} You debate how and why your paper makes the better "
+        f"{_persona(pair, author, introduction)}You debate how and why your paper makes the better "
         f"contribution to {_topic(node)}{material}\n\n{shown}"
         f"{_STAGE_ASK[stage]}\n\n{_reply(stage)}",
     )
@@ -370,7 +401,9 @@ def expand(
 
 
 def synthesis(pair: PaperPair, tree: str) -> Content:
-    """The moderator's comparative summary from the debate tree (JSON text)."""
+    """The moderator's comparative summary from the debate tree (JSON text), naming the papers by
+    their titles (the tree's "Author 0" and "Author 1" mean nothing to its reader)."""
+    titles = [p.title.strip() for p in pair.papers]
     return compose(
         shared(pair),
         "Author 0 and Author 1 debated their papers' novel contributions to this topic. Here is "
@@ -382,18 +415,23 @@ def synthesis(pair: PaperPair, tree: str) -> Content:
         "differences of the two papers: first their similarities (which ideas overlap), then "
         "their differences (what makes each paper novel), with more weight on the differences. "
         "Keep strictly to what the debate established, be specific, and write as an expert on "
-        f"the topic would.\n\n{_reply('summary')}",
+        f"the topic would. {NAMES} Author 0's paper is \"{titles[0]}\", Author 1's is "
+        f'"{titles[1]}".\n\n{_reply("summary")}',
     )
 
 
 # -- the baselines ---------------------------------------------------------------------------------
 
-_COMPARE = (
-    "Write a synthesis of about one paragraph on the similarities and differences of the two "
-    "papers: first their similarities (which ideas overlap), then their differences (what makes "
-    "each paper novel), with more weight on the differences. Be specific, write as an expert on "
-    "the topic would, and do not refer to the papers as Paper 0 or Paper 1."
-)
+
+def _compare(basis: str) -> str:
+    """The baselines' comparison, based strictly on `basis` (what the call shows of the papers)."""
+    return (
+        "Write a synthesis of about one paragraph on the similarities and differences of the two "
+        "papers: first their similarities (which ideas overlap), then their differences (what "
+        "makes each paper novel), with more weight on the differences, based strictly on the "
+        f"information in the {basis} above. Be specific and write as an expert on the topic "
+        f"would. {NAMES}"
+    )
 
 
 def _opening(topic: Question) -> Content:
@@ -406,7 +444,8 @@ def single_stage(pair: PaperPair) -> Content:
         f"<paper_{i}>\n{_paper('Title', p, introduction=True)}\n</paper_{i}>"
         for i, p in enumerate(pair.papers)
     )
-    return compose(_opening(pair.topic), f"{papers}\n\n{_COMPARE}\n\n{_reply('summary')}")
+    compare = _compare("titles, abstracts and introductions")
+    return compose(_opening(pair.topic), f"{papers}\n\n{compare}\n\n{_reply('summary')}")
 
 
 def paper_summary(pair: PaperPair, author: int) -> Content:
@@ -415,7 +454,8 @@ def paper_summary(pair: PaperPair, author: int) -> Content:
     return compose(
         _opening(pair.topic),
         f"<paper>\n{paper}\n</paper>\n\nSummarise the motivation and the novel contributions of "
-        f"this paper, specifically and in detail.\n\n{_reply('summary')}",
+        "this paper from its title, abstract and introduction, specifically and in detail."
+        f"\n\n{_reply('summary')}",
     )
 
 
@@ -426,4 +466,5 @@ def compare_summaries(pair: PaperPair, summaries: Sequence[str | None]) -> Conte
         f"{(s or '(no summary could be read)').strip()}\n</paper_{i}_summary>"
         for i, (p, s) in enumerate(zip(pair.papers, summaries))
     )
-    return compose(_opening(pair.topic), f"{shown}\n\n{_COMPARE}\n\n{_reply('summary')}")
+    compare = _compare("titles and summaries")
+    return compose(_opening(pair.topic), f"{shown}\n\n{compare}\n\n{_reply('summary')}")
