@@ -135,8 +135,12 @@ def test_a_calls_own_top_p_and_reply_schema_reach_its_config() -> None:
         model, GenerateConfig(top_p=0.5), Call("a", "a", (), "x")
     )
     assert (plain.top_p, plain.response_schema) == (0.5, None)
-    # a server known to refuse a schema (with an error Inspect retries without end) gets none
+    # llama-cpp-python's server refuses Inspect's schema request (with an error Inspect retries
+    # without end): it gets the schema in its own form
     local = get_model(
         "llama-cpp-python/gemma-3-270m", base_url="http://127.0.0.1:1/v1", memoize=False
     )
-    assert inspect_runtime.generation_config(local, GenerateConfig(), call).response_schema is None
+    sent = inspect_runtime.generation_config(local, GenerateConfig(), call)
+    assert sent.response_schema is None
+    assert sent.extra_body == {"response_format": {"type": "json_object", "schema": schema}}
+    assert config.extra_body is None

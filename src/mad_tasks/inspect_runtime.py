@@ -110,23 +110,35 @@ def generation_config(model: Model, eval_config: GenerateConfig, call: Call) -> 
             top_p=call.top_p,
             seed=derive_seed(seed, call),
             response_schema=response_schema(model, call),
+            extra_body=schema_body(model, call),
         )
     )
 
 
-# Providers whose servers refuse a JSON schema (llama-cpp-python's answers Inspect's request with an
-# error, which Inspect retries without end): their calls go without one.
-NO_RESPONSE_SCHEMA = frozenset({"llama-cpp-python"})
+# llama-cpp-python's server refuses the JSON schema request Inspect sends (with an error Inspect
+# retries without end) but takes the schema in its own form, which it enforces with a grammar.
+LLAMA_CPP = "llama-cpp-python"
+
+
+def provider(model: Model) -> str:
+    return str(model).split("/", 1)[0]
 
 
 def response_schema(model: Model, call: Call) -> ResponseSchema | None:
     """The reply's JSON schema as Inspect's structured output request, where the provider takes
-    one; most others without structured output ignore it, and the method validates the reply
+    one; most providers without structured output ignore it, and the method validates the reply
     either way."""
-    if call.schema is None or str(model).split("/", 1)[0] in NO_RESPONSE_SCHEMA:
+    if call.schema is None or provider(model) == LLAMA_CPP:
         return None
     name = re.sub(r"[^A-Za-z0-9_-]", "_", call.purpose)[:64] or "reply"
     return ResponseSchema(name=name, json_schema=JSONSchema.model_validate(call.schema))
+
+
+def schema_body(model: Model, call: Call) -> dict[str, Any] | None:
+    """The reply's JSON schema in llama-cpp-python's own request form."""
+    if call.schema is None or provider(model) != LLAMA_CPP:
+        return None
+    return {"response_format": {"type": "json_object", "schema": dict(call.schema)}}
 
 
 def reported_usage(output: ModelOutput) -> Usage | None:

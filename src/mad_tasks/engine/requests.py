@@ -162,6 +162,41 @@ class PreferenceRequest:
     b: str
 
 
+# -- PD³ (engine/methods/pd3.py): candidates are shown by anonymous labels; `ids` are the same
+# candidates' corpus ids, in the same order, for whatever must know them (the simulated model)
+
+
+@dataclass(frozen=True)
+class PicksRequest:
+    """`k` candidates most relevant to the query among those shown (`labels`, whose corpus ids are
+    `ids`): an expert's picks with a reason (`round` 0), its statement in debate round `round`
+    (after the record of earlier rounds), or, with `final`, a decision ending in a `[RESULT]` list
+    of labels in order of relevance (the senior expert, a single LLM deciding a group or choosing
+    from all candidates)."""
+
+    ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    k: int
+    round: int = 0
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class ConclusionRequest:
+    """A similarity conclusion: how the query project relates to the references `ids` (their
+    content, key technologies and applications)."""
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DuplicationRequest:
+    """An analysis, then `[RESULT]<integer from 1 to 10>`: how much the references `ids`
+    duplicate the query project (the highest overlap counts)."""
+
+    ids: tuple[str, ...]
+
+
 Request = (
     AnswerRequest
     | ReasoningRequest
@@ -179,4 +214,7 @@ Request = (
     | SummaryRequest
     | RubricRequest
     | PreferenceRequest
+    | PicksRequest
+    | ConclusionRequest
+    | DuplicationRequest
 )
