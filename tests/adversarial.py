@@ -28,6 +28,7 @@ from mad_tasks.engine.methods.personas import parse_persona
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.consensus import agrees
 from mad_tasks.engine.protocols.d3 import parse_criteria
+from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
 from mad_tasks.engine.protocols.tod import (
     json_object,
     read_argument,
@@ -40,8 +41,11 @@ from mad_tasks.engine.protocols.tod import (
     sentences,
 )
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
+from mad_tasks.scorers.pd3 import read_listed, read_prediction
 
 SIZE = 200_000  # characters of the longest reply
+PD3_LABELS = tuple(f"P{n}" for n in range(100, 130))  # a query's 30 candidates
+PD3_IDS = tuple(str(n) for n in range(1000, 1030))  # their corpus ids, as an output lists them
 
 
 def _ballot(protocol: str, **kw) -> Callable[[str], object]:
@@ -93,6 +97,11 @@ READERS: dict[str, Callable[[str], object]] = {
     "tod judge marks": lambda text: read_marks(text, 4),
     "tod judge level": read_level,
     "tod judge preference": read_preference,
+    "pd3 result": lambda text: read_result(text, PD3_LABELS),
+    "pd3 picks": lambda text: read_picks(text, PD3_LABELS),
+    "pd3 score": read_score,
+    "pd3 scorer result line": lambda text: read_listed(text, PD3_IDS, 5),
+    "pd3 scorer prediction": read_prediction,
 }
 
 # what the patterns look for, as building blocks of adversarial replies
@@ -104,6 +113,7 @@ FRAGMENTS = (
     "maybe ", "not sure", "CONFIDENCE:", "confidence", "Confidence score", "%", "/", '"', "'",
     "agree", "disagree", "Total: ", "Relevance: ", "1. [18, 15]", '"role": "', "x",
     '{"', '"argument_list": [', '"evidence": [1, ', '"Yes"', "```json\n", "e.g. ", "et al. ", "\\",
+    "[RESULT]", "[result] ", "P101", "p0102, ", "，", "、", "1) ", "/10", "【RESULT】",
 )  # fmt: skip
 
 
@@ -186,4 +196,15 @@ WORST_CASES: dict[str, str] = {
     "judge marks": '{"marks": [' + _fill("1, ") + "1]}",
     "judge long level": '{"level": "' + " " * SIZE + '3"}',
     "judge long preference": '{"preference": "' + _fill("summary ") + 'A"}',
+    "result tags": _fill("[RESULT]"),
+    "result tag opens": _fill("[ result "),
+    "result then labels": "[RESULT] " + _fill("P101, P0102，"),
+    "result then list items": "[RESULT]\n" + _fill("1. P101\n"),
+    "result then list numbers": "[RESULT]\n" + _fill("- 1) \n"),
+    "result then blank lines": "[RESULT] P101" + "\n" * SIZE + "P102",
+    "result then digits": "[RESULT] " + "9" * SIZE,
+    "result then letters and digits": "[RESULT] P" + _fill("P1"),
+    "labels without a tag": _fill("p0101 "),
+    "score then spaces": "[RESULT]" + " " * SIZE + "8",
+    "score fraction digits": "[RESULT] 8/" + "1" * SIZE,
 }

@@ -14,6 +14,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from inspect_ai.dataset import Sample
+
 from mad_tasks._registry import SOLVERS as REGISTERED
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Usage
@@ -34,6 +36,58 @@ JUDGES = {name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solv
 COMPARERS = {
     name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solvers.tree_of_debate"
 }
+# the PD³ solvers: retrievers choose among a query's candidates (metadata `query`, `candidates`);
+# `pd3_feedback` compares two queries' references (metadata `a`, `b`, `votes`)
+RETRIEVERS = {
+    name
+    for name, f in SOLVERS.items()
+    if f.__module__ == "mad_tasks.solvers.pd3" and name != "pd3_feedback"
+}
+PAIRED = {"pd3_feedback"}
+
+
+def project(i: int) -> dict[str, str]:
+    topics = ("grid load forecasting", "transformer fault detection", "cable ageing")
+    topic = topics[i % 3]
+    return {
+        "id": f"doc{i}",
+        "title": f"Project {i} on {topic}",
+        "text": f"Project {i} studies {topic} with method {i % 7} on data set {i % 5}.",
+    }
+
+
+PROJECTS = {"query": project(100), "candidates": [project(i) for i in range(30)]}
+GOLD = [f"doc{i}" for i in (0, 3, 6, 9, 12)]
+PAIR = {
+    "a": {"query": project(100), "refs": [project(i) for i in (0, 3, 6, 9, 12)]},
+    "b": {"query": project(101), "refs": [project(i) for i in (1, 4, 7, 10, 13)]},
+    "votes": [2, 1],
+}
+
+
+def shaped(name: str, sample: Sample) -> Sample:
+    """The sample as the solver reads it (its input kept): a pair of answers to judge, two papers
+    to compare, a query's candidates to choose from, two queries' references to score, or the
+    question itself."""
+    if name in JUDGES:
+        return sample.model_copy(
+            update={
+                "target": "A",
+                "metadata": {
+                    "answer_a": "Yes: the square is red.",
+                    "answer_b": "It is a picture.",
+                },
+            }
+        )
+    if name in COMPARERS:
+        return sample.model_copy(update={"target": "", "metadata": PAPERS})
+    if name in RETRIEVERS:
+        return sample.model_copy(update={"target": GOLD, "metadata": PROJECTS})
+    if name in PAIRED:
+        return sample.model_copy(update={"target": "A", "metadata": PAIR})
+    return sample
+
+
 PAPERS = {
     "paper_a": {
         "title": "Seeded Label Propagation for Weakly Supervised Text Classification",

@@ -20,20 +20,21 @@ EVAL_YAML = yaml.safe_load((ROOT / "src" / "mad_tasks" / "eval.yaml").read_text(
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def registered_tasks() -> dict[str, object]:
-    """The task functions the entry point registers, by their name without the namespace."""
-    tasks = {}
+def registered(kind: str = "task") -> dict[str, object]:
+    """The task (or `kind`) functions the entry point registers, by their name without the
+    namespace."""
+    found = {}
     for obj in vars(mad_tasks._registry).values():
         try:
             info = registry_info(obj)
         except ValueError:  # not a registered object
             continue
-        if info.type == "task":
-            tasks[info.name.removeprefix("mad_tasks/")] = obj
-    return tasks
+        if info.type == kind:
+            found[info.name.removeprefix("mad_tasks/")] = obj
+    return found
 
 
-TASKS = registered_tasks()
+TASKS = registered()
 
 
 def parameters(name: str) -> set[str]:
@@ -61,6 +62,8 @@ SECTIONS = {name: ("docs/tasks.md", f"## `{name}`") for name in TASKS} | {
     "strategyqa": ("README.md", "### `mad_tasks/strategyqa`"),
     "mt_bench_judge": ("docs/d3-judges.md", "## The task `mt_bench_judge`"),
     "paper_compare": ("docs/tree-of-debate.md", "## The task `paper_compare`"),
+    "project_dedup": ("docs/pd3.md", "## The task `project_dedup`"),
+    "project_dup_pairs": ("docs/pd3.md", "## The task `project_dup_pairs`"),
 }
 
 
@@ -134,5 +137,7 @@ def test_the_readme_shows_each_task_specific_option_in_a_command() -> None:
         ("musr", "domain"),
         ("gsm_ic", "split"),
         ("strategyqa", "split"),
+        ("project_dedup", "variant"),
+        ("project_dup_pairs", "pairs"),
     }
     assert specific | {("mt_bench_judge", "ties"), ("mt_bench_judge", "revision")} <= shown

@@ -338,3 +338,28 @@ def test_squad_splits_average_their_own_questions_over_reduced_epochs() -> None:
     assert_agreeing_epochs_change_nothing(
         split, [scored(1.0, True), scored(0.0, True), scored(1.0, False)]
     )
+
+
+def listed(overlap: int, k: int = 5) -> Score:
+    """A retrieval_at_k score: Prec@k, with the overlap and k its metadata holds."""
+    return Score(value=overlap / k, metadata={"overlap": overlap, "k": k})
+
+
+def test_retrieval_metrics_count_each_sample_once() -> None:
+    from mad_tasks.scorers.pd3 import hit_rate, match_at_k
+
+    metrics = [mean(), stderr(), hit_rate(), match_at_k()]
+    # sample 1: 5 gold ids, then 3 in its second epoch; sample 2: 0; sample 3: 2
+    epochs = [[listed(5), listed(3)], [listed(0), listed(0)], [listed(2), listed(2)]]
+    found = run_metrics(metrics, epochs)
+    assert found["hit_rate"] == pytest.approx(
+        2 / 3
+    )  # samples 1 and 3 list a gold id in every epoch
+    # match_4 and match_5: only sample 1's first epoch, worth half of its weight
+    assert [found[f"match_{i}"] for i in range(1, 6)] == pytest.approx(
+        [2 / 3, 2 / 3, 1 / 3, 1 / 6, 1 / 6]
+    )
+    assert found["mean"] == pytest.approx(
+        (0.8 + 0.0 + 0.4) / 3
+    )  # each sample's mean over its epochs
+    assert_agreeing_epochs_change_nothing(metrics, [listed(5), listed(0), listed(2)])

@@ -144,3 +144,19 @@ def test_a_calls_own_top_p_and_reply_schema_reach_its_config() -> None:
     assert sent.response_schema is None
     assert sent.extra_body == {"response_format": {"type": "json_object", "schema": schema}}
     assert config.extra_body is None
+
+
+def test_pd3_solvers_pass_their_generation_settings_on(run) -> None:
+    from testdata import FIXTURES
+
+    from mad_tasks.solvers.pd3 import listwise, pd3_feedback
+    from mad_tasks.tasks.project_dedup import project_dedup
+    from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
+
+    data = str(FIXTURES / "pd3")
+    log = run(project_dedup(data_path=data), solver=listwise(temperature=0.3, max_tokens=77),
+              model="madsim/x", limit=1)  # fmt: skip
+    assert sent(log, "temperature", "max_tokens") == {"senior": {(0.3, 77)}}
+    log = run(project_dup_pairs(data_path=data, pairs=None),
+              solver=pd3_feedback(temperature=0.9, max_tokens=55), model="madsim/x", limit=1)  # fmt: skip
+    assert sent(log, "temperature", "max_tokens") == {"feedback": {(0.9, 55)}}

@@ -20,18 +20,24 @@ import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
-from inspect_ai.solver import SolverSpec
+from inspect_ai.solver import SolverSpec, TaskState
 from inspect_ai.util import registry_info
-from test_listing import registered_tasks
+from test_listing import registered
 
 import mad_tasks._registry
 from mad_tasks.engine import options as opt
+from mad_tasks.engine.methods.pd3 import PD3Options
 from mad_tasks.engine.methods.tod_options import TREE_STAGES
 from mad_tasks.engine.options import OptionError
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
+from mad_tasks.scorers.judge_metrics import judge_agreement
 from mad_tasks.scorers.judges import more_judge, samre_judge
+from mad_tasks.scorers.mathvista import mathvista_answer
+from mad_tasks.scorers.method import method
+from mad_tasks.scorers.pd3 import dup_origin, dup_weighted, retrieval_at_k
+from mad_tasks.scorers.squad import squad_exact, squad_f1
 from mad_tasks.scorers.tod import (
     tod_breadth,
     tod_contextualization,
@@ -45,6 +51,7 @@ from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
 from mad_tasks.solvers.tree_of_debate import (
     single_stage,
     tod_no_sd,
@@ -62,6 +69,8 @@ from mad_tasks.tasks.mmlu_pro import mmlu_pro
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.musr import musr
 from mad_tasks.tasks.paper_compare import paper_compare
+from mad_tasks.tasks.project_dedup import project_dedup
+from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 from mad_tasks.tasks.squad_v2 import squad_v2
 from mad_tasks.tasks.strategyqa import strategyqa
 
@@ -256,6 +265,29 @@ TREE: Cases = {
     ],
     **TOD_SAMPLING,
 }
+TEXT = [(v, "a non-empty string") for v in (5, "", " \n", None)]
+PROJECTS: Cases = {
+    "domain": TEXT,
+    "candidate_tokens": ints(1, 100_000),
+    "query_tokens": ints(1, 100_000),
+    **GENERATION,
+}
+LISTWISE: Cases = {
+    "criteria": TEXT,
+    "top_k": ints(1, 50),
+    "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)],
+    **PROJECTS,
+}
+PD3: Cases = {
+    "set_size": ints(1, 100),
+    "group_size": ints(1, 900),
+    "grouping": choices("round_robin", "sliding", "random"),
+    "agents": ints(1, 32),
+    "debate_rounds": ints(0, 20),
+    "visibility": choices("simultaneous", "sequential"),
+    "decider": choices("senior", "single"),
+    **LISTWISE,
+}
 
 SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "single": (single, ANSWERING),
@@ -345,6 +377,10 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "single_judge": (single_judge, {k: COURT[k] for k in ("swap", "swap_resolution")} | GENERATION),
     **{s.__name__: (s, TREE) for s in (tree_of_debate, tod_no_tree, tod_no_sd)},
     **{s.__name__: (s, TOD_SAMPLING) for s in (single_stage, two_stage)},
+    **{s.__name__: (s, PD3) for s in (pd3, llm_voting)},
+    "listwise": (listwise, LISTWISE),
+    "bm25": (bm25, {"top_k": ints(1, 50)}),
+    "pd3_feedback": (pd3_feedback, {"samples": ints(1, 10), "conclusion": bools(), **PROJECTS}),
 }
 
 REFERENCE: Cases = {
@@ -383,6 +419,20 @@ SCORERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         decision_stats,
         {"embedder": optional(EMBEDDER["embedder"], "the recorded figure")},
     ),
+    "retrieval_at_k": (retrieval_at_k, {"k": ints(1, 100)}),
+    # no options: the table holds them so that one added later must be checked here
+    **{
+        s.__name__: (s, {})
+        for s in (
+            dup_origin,
+            dup_weighted,
+            judge_agreement,
+            mathvista_answer,
+            method,
+            squad_exact,
+            squad_f1,
+        )
+    },
 }
 
 NOWHERE = "nowhere.jsonl"  # a late check would fail on the missing file instead
@@ -409,6 +459,9 @@ PLAIN_TASK: Cases = {
     "shuffle": bools(),
     "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)],
 }
+PD3_VARIANT = [
+    (v, "null with data_path (the directory is one variant)") for v in ("hard", "banana", 1)
+]
 TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "strategyqa": (strategyqa, {"split": choices("train", "dev"), **PLAIN_TASK}),
     "mt_bench_judge": (
@@ -447,6 +500,18 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
             **PLAIN_TASK,
         },
     ),
+    # with data_path the directory is one variant (the test always gives one; the variant's own
+    # values are checked in test_a_bad_pd3_variant_is_refused_before_any_download)
+    "project_dedup": (project_dedup, {"variant": PD3_VARIANT, **PLAIN_TASK}),
+    "project_dup_pairs": (
+        project_dup_pairs,
+        {
+            "data_path": PLAIN_TASK["data_path"],
+            "variant": PD3_VARIANT,
+            "pairs": optional(ints(1, 1000), "all eligible"),
+            "seed": PLAIN_TASK["seed"],
+        },
+    ),
 }
 
 
@@ -472,13 +537,16 @@ def test_every_option_is_covered(table, name: str) -> None:
     assert set(pyinspect.signature(factory).parameters) == set(options)
 
 
-def test_the_tables_name_every_registered_solver_and_task() -> None:
-    # a new factory left out of SOLVERS or TASKS would have no option checked here
+def test_the_tables_name_every_registered_solver_scorer_and_task() -> None:
+    # a new factory left out of SOLVERS, SCORERS or TASKS would have no option checked here
     solvers = {
         registry_info(s).name.removeprefix("mad_tasks/"): s for s in mad_tasks._registry.SOLVERS
     }
     assert {name: factory for name, (factory, _) in SOLVERS.items()} == solvers
-    assert {name: factory for name, (factory, _) in TASKS.items()} == registered_tasks()
+    # SCORERS also holds factories of scorer lists, which are not registered (decision_stats)
+    scorers = registered("scorer")
+    assert {name: SCORERS[name][0] for name in scorers if name in SCORERS} == scorers
+    assert {name: factory for name, (factory, _) in TASKS.items()} == registered()
 
 
 @pytest.mark.parametrize("name, option, value, allowed", cases(SOLVERS))
@@ -526,6 +594,85 @@ def test_a_tree_over_the_node_cap_is_refused_naming_the_option_and_its_count(
     )
 
 
+@pytest.mark.parametrize(
+    "factory, args, option, value, allowed",
+    [
+        (pd3, {"group_size": 12}, "group_size", 12, "a multiple of set_size (5)"),
+        # the default group size of 20 does not split into sets of 3
+        (pd3, {"set_size": 3}, "group_size", 20, "a multiple of set_size (3)"),
+        (pd3, {"group_size": 10, "top_k": 15}, "top_k", 15, "an integer from 1 to group_size (10)"),
+        (llm_voting, {"top_k": 21}, "top_k", 21, "an integer from 1 to group_size (20)"),
+    ],
+)
+def test_pd3_options_that_do_not_fit_together_are_refused_naming_the_option(
+    factory: Callable[..., Any], args: dict[str, Any], option: str, value: int, allowed: str
+) -> None:
+    with pytest.raises(OptionError) as err:
+        factory(**args)
+    assert str(err.value) == message("solver", option, value, allowed)
+
+
+def retrieval_state(n: int) -> TaskState:
+    projects = [{"id": f"c{i}", "title": f"Project {i}", "text": "A grid study."} for i in range(n)]
+    query = {"id": "q", "title": "Query", "text": "A grid study."}
+    return TaskState(
+        model="mockllm/model", sample_id="q", epoch=1, input="Query\n\nA grid study.",
+        messages=[], metadata={"query": query, "candidates": projects},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "factory, args, option, allowed",
+    [
+        (pd3, {"set_size": 4}, "set_size", "a divisor of the number of candidates (30)"),
+        (
+            pd3,
+            {"group_size": 40, "top_k": 5},
+            "group_size",
+            "a multiple of set_size (5) up to the number of candidates (30)",
+        ),
+        # sets of 2, groups of 3 sets: C(15, 3) = 455 groups
+        (
+            pd3,
+            {"set_size": 2, "group_size": 6},
+            "group_size",
+            "a size giving at most 200 groups (455 with 30 candidates in sets of 2, grouping "
+            "round_robin)",
+        ),
+        (
+            llm_voting,
+            {"set_size": 2, "group_size": 6, "grouping": "random"},
+            "group_size",
+            "a size giving at most 200 groups (455 with 30 candidates in sets of 2, grouping "
+            "random)",
+        ),
+        # 15 groups of 10 x (1 + 20) + 1 calls
+        (
+            pd3,
+            {"agents": 10, "debate_rounds": 20},
+            "debate_rounds",
+            "a value giving at most 3000 calls per query (15 groups × 211 calls: agents × (1 + "
+            "debate_rounds) + 1)",
+        ),
+        (listwise, {"top_k": 31}, "top_k", "an integer from 1 to the number of candidates (30)"),
+        (bm25, {"top_k": 31}, "top_k", "an integer from 1 to the number of candidates (30)"),
+    ],
+)
+async def test_a_retrieval_sample_its_options_cannot_serve_is_refused_before_any_call(
+    factory: Callable[..., Any], args: dict[str, Any], option: str, allowed: str
+) -> None:
+    # these rules need the sample's candidates (30 here, as in project_dedup): the solver is made,
+    # and refuses the sample before its runtime exists (these solvers never use `generate`)
+    solve = factory(**args)
+
+    async def generate(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("no call is made")
+
+    with pytest.raises(OptionError) as err:
+        await solve(retrieval_state(30), generate)
+    assert str(err.value) == message("solver", option, args[option], allowed)
+
+
 @pytest.mark.parametrize("name, option, value, allowed", cases(SCORERS))
 def test_a_bad_scorer_option_is_refused_with_an_error_inspect_score_shows(
     name: str, option: str, value: Any, allowed: str
@@ -546,6 +693,17 @@ def test_a_bad_task_option_is_refused_before_any_data_is_read(
     with pytest.raises(OptionError) as err:
         factory(**args)
     assert str(err.value) == message("task", option, value, allowed)
+
+
+@pytest.mark.parametrize("factory", [project_dedup, project_dup_pairs])
+@pytest.mark.parametrize("value", ["banana", "HARD", 1])
+def test_a_bad_pd3_variant_is_refused_before_any_download(
+    factory: Callable[..., Any], value: Any
+) -> None:
+    # without data_path: the benchmark would be built from CSFCube after this check
+    with pytest.raises(OptionError) as err:
+        factory(variant=value)
+    assert str(err.value) == message("task", "variant", value, "hard, random, or null (hard)")
 
 
 # -- good values pass, at the edges of each range ----------------------------------------------------
@@ -603,6 +761,35 @@ def test_a_bad_task_option_is_refused_before_any_data_is_read(
         lambda: tod_no_sd(max_expansions=30, max_depth=6, max_subtopics=10),
         lambda: single_stage(top_p=1, temperature=2, max_tokens=1_000_000, retries=10),
         lambda: two_stage(structured=False, temperature=0, max_tokens=1, retries=0),
+        lambda: pd3(
+            set_size=100,
+            group_size=900,
+            top_k=50,
+            agents=32,
+            debate_rounds=20,
+            candidate_tokens=100_000,
+            query_tokens=100_000,
+            retries=10,
+            seed=-(10**30),
+        ),
+        lambda: llm_voting(
+            set_size=1,
+            group_size=1,
+            top_k=1,
+            agents=1,
+            debate_rounds=0,
+            candidate_tokens=1,
+            query_tokens=1,
+            retries=0,
+            grouping="sliding",
+            visibility="sequential",
+        ),
+        lambda: listwise(top_k=50, domain="power grid projects", criteria="same method"),
+        lambda: bm25(top_k=1),
+        lambda: pd3_feedback(samples=10, conclusion=False, candidate_tokens=100_000),
+        lambda: pd3_feedback(samples=1, query_tokens=1),
+        lambda: retrieval_at_k(k=100),
+        lambda: retrieval_at_k(k=1),
     ],
 )
 def test_values_at_the_edges_of_each_range_are_accepted(make) -> None:
@@ -624,6 +811,15 @@ def test_paper_defaults_and_ablations_fit_the_caps() -> None:
     tree_of_debate(max_expansions=3)
     tod_no_tree(max_expansions=5)
     tree_of_debate(max_expansions=None, max_depth=3)
+    # PD³ on 30 candidates in sets of 5: K = 5, M = 20, 3 experts, 2 rounds; its sweeps of M
+    # (10 to 30), experts (2 to 5) and rounds (1 to 4), here even all at once (at most 520 calls)
+    for group_size in (10, 15, 20, 25, 30):
+        for agents in (2, 3, 4, 5):
+            for rounds in (1, 2, 3, 4):
+                args = {"group_size": group_size, "agents": agents, "debate_rounds": rounds}
+                pd3(**args)
+                PD3Options(**args).check_candidates(30)
+        PD3Options(group_size=group_size, decider="single").check_candidates(30)
 
 
 # -- the checkers themselves --------------------------------------------------------------------------

@@ -63,5 +63,6 @@ def test_worst_case(case: str) -> None:
 
 def test_the_reader_table_covers_every_kind() -> None:
     kinds = {name.split()[0] for name in READERS}
-    assert {"answer", "latex", "ballot", "consensus", "d3", "cortex", "persona", "tod"} <= kinds
+    covered = {"answer", "latex", "ballot", "consensus", "d3", "cortex", "persona", "tod", "pd3"}
+    assert covered <= kinds
     assert all(len(text) >= SIZE - 20 for text in WORST_CASES.values())

@@ -21,6 +21,7 @@ NAMES = [
     "single", "cot", "self_consistency", "du_debate", "cortex",
     "voting", "consensus", "aad", "collective_improvement", "more", "samre", "single_judge",
     "tree_of_debate", "tod_no_tree", "tod_no_sd", "single_stage", "two_stage",
+    "pd3", "llm_voting", "listwise", "bm25", "pd3_feedback",
 ]  # fmt: skip
 
 

@@ -7,16 +7,20 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageUser, get_model
+from inspect_ai.scorer import Target
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.methods import d3, decision_prompts, personas
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
+from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
 from mad_tasks.engine.protocols.tod import (
     json_object,
     keeps,
@@ -33,7 +37,10 @@ from mad_tasks.engine.protocols.tod import (
 from mad_tasks.engine.requests import (
     ArgumentRequest,
     ClaimsRequest,
+    ConclusionRequest,
+    DuplicationRequest,
     ExpandRequest,
+    PicksRequest,
     PreferenceRequest,
     RelevanceRequest,
     Request,
@@ -43,11 +50,14 @@ from mad_tasks.engine.requests import (
 )
 from mad_tasks.engine.runtime import Call, Msg
 from mad_tasks.inspect_runtime import current_call
+from mad_tasks.models import sim as sim_module
 from mad_tasks.scorers.debate_stats import debate_stats
+from mad_tasks.scorers.pd3 import dup_pairwise, retrieval_at_k
 from mad_tasks.scorers.tod import tod_pairwise
 from mad_tasks.solvers.decision import voting
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.solvers.judges import more
+from mad_tasks.solvers.pd3 import listwise, llm_voting, pd3, pd3_feedback
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -202,10 +212,11 @@ def test_a_reworded_judge_debate_gets_the_same_verdicts(run, monkeypatch) -> Non
 # -- Tree-of-Debate: JSON built from each request's values ----------------------------------------
 
 
-def sim(asks: Request, prompt: str = "p", **model_args) -> str:
-    """madsim's reply to one call asking for `asks` (another prompt gives another draw)."""
+def sim(asks: Request, prompt: str = "p", agent: str = "author_0", **model_args) -> str:
+    """madsim's reply to one call of `agent` asking for `asks` (another prompt gives another
+    draw)."""
     model = get_model("madsim/x", **model_args)
-    call = Call("author_0", "author_0", (Msg("user", prompt),), "p", 1, asks=asks)
+    call = Call(agent, agent, (Msg("user", prompt),), "p", 1, asks=asks)
 
     async def generate() -> str:
         token = current_call.set(call)
@@ -342,3 +353,164 @@ def test_tree_of_debate_runs_end_to_end_with_every_scorer(run) -> None:
     expansions = [s.scores["expansions"].value for s in log.samples]
     assert sum(expansions) >= 2 and max(s.scores["depth"].value for s in log.samples) >= 2
     assert all(s.output.completion for s in log.samples)
+
+
+# -- PD³: picks by label, duplication scores from the sample's gold, grades or votes ---------------
+
+PD3_IDS = tuple(f"{1000 + i}" for i in range(20))  # a group's corpus ids
+PD3_LABELS = tuple(f"P{300 + 7 * i}" for i in range(20))  # the labels the prompt shows
+PD3_GOLD = ["1003", "1011", "1017", "1200", "1201"]  # three of them in the group
+LABEL_OF = dict(zip(PD3_IDS, PD3_LABELS, strict=True))
+
+
+def running(monkeypatch, target: list[str] | str, **metadata) -> None:
+    """madsim sees a running sample with this target and metadata."""
+    state = SimpleNamespace(target=Target(target), metadata=metadata, epoch=1, input_text="")
+    monkeypatch.setattr(sim_module, "sample_state", lambda: state)
+
+
+def decisions(n: int = 1, agent: str = "group 1 senior", **model_args) -> list[tuple[str, ...]]:
+    asks = PicksRequest(PD3_IDS, PD3_LABELS, 5, final=True)
+    return [read_result(sim(asks, f"p{i}", agent, **model_args), PD3_LABELS) for i in range(n)]
+
+
+def test_pd3_an_accurate_decider_picks_every_gold_candidate_shown_first(monkeypatch) -> None:
+    running(monkeypatch, PD3_GOLD)
+    gold = [LABEL_OF[i] for i in ("1003", "1011", "1017")]
+    for picks in decisions(20, accuracy=1.0):
+        assert len(picks) == 5 and list(picks[:3]) == gold and not set(picks[3:]) & set(gold)
+    for picks in decisions(20, accuracy=0.0):
+        assert len(picks) == 5 and not set(picks) & set(gold)
+    kept = [p for picks in decisions(100, accuracy=0.7) for p in picks if p in gold]
+    assert 0.6 < len(kept) / 300 < 0.8
+    assert decisions(1, seed=3) == decisions(1, seed=3) != decisions(1, seed=4)
+
+
+def test_pd3_experts_name_their_picks_by_label_and_only_a_decision_has_a_result(
+    monkeypatch,
+) -> None:
+    running(monkeypatch, PD3_GOLD)
+    for round in (0, 2):
+        reply = sim(PicksRequest(PD3_IDS, PD3_LABELS, 5, round), accuracy=1.0)
+        assert read_result(reply, PD3_LABELS) is None and "1003" not in reply
+        picks = read_picks(reply, PD3_LABELS)
+        assert len(picks) == 5 and picks[0] == LABEL_OF["1003"]
+        assert ("debate round 2" in reply) == (round == 2)
+    # per-agent accuracy by the expert's number; the senior is agent 1's
+    wrong = {LABEL_OF[i] for i in ("1003", "1011", "1017")}
+    assert not set(decisions(5, "group 4 expert 2", accuracy=[1.0, 0.0])[0]) & wrong
+    assert set(decisions(5, "group 4 senior", accuracy=[1.0, 0.0])[0]) >= wrong
+
+
+def test_pd3_picks_hold_what_is_shown_or_nothing(monkeypatch) -> None:
+    running(monkeypatch, PD3_GOLD)
+    few = PicksRequest(PD3_IDS[:3], PD3_LABELS[:3], 5, final=True)
+    assert sorted(read_result(sim(few), PD3_LABELS)) == sorted(PD3_LABELS[:3])
+    assert decisions(10, unparseable=1.0) == [None] * 10
+    monkeypatch.setattr(sim_module, "sample_state", lambda: None)  # no running sample
+    assert decisions(1) == [None]
+
+
+def scores(ids: tuple[str, ...], n: int = 1, **model_args) -> list[int | None]:
+    return [read_score(sim(DuplicationRequest(ids), f"p{i}", **model_args)) for i in range(n)]
+
+
+def test_pd3_the_judge_scores_more_gold_higher(monkeypatch) -> None:
+    running(monkeypatch, PD3_GOLD)
+    five_gold, none = ("1003", "1011", "1017", "1200", "1201"), PD3_IDS[:3] + PD3_IDS[4:6]
+    assert scores(five_gold, 10, accuracy=1.0) == [10] * 10
+    assert scores(none, 10, accuracy=1.0) == [1] * 10
+    two = scores(("1003", "1011", "1000", "1001", "1002"), 200, accuracy=1.0)  # 1 + 9 x 2/5
+    assert set(two) == {4, 5} and 4.4 < sum(two) / 200 < 4.8
+    noisy = scores(five_gold, 100, accuracy=0.5)
+    # half exact, half mirrored (11 - 10): an always-wrong judge reverses the scale
+    assert set(noisy) == {1, 10} and 35 < noisy.count(10) < 65
+    assert scores(five_gold, 10, accuracy=0.0) == [1] * 10
+    assert scores(five_gold, 10, unparseable=1.0) == [None] * 10
+    conclusion = sim(ConclusionRequest(("1003", "1011", "1000", "1001", "1002")))
+    assert "2 of the 5 reference projects" in conclusion
+
+
+def test_pd3_the_judge_reads_grades_where_the_sample_has_them(monkeypatch) -> None:
+    grades = {"1000": 3, "1001": 3, "1002": 0, "1003": 0, "1004": 0}
+    running(monkeypatch, PD3_GOLD, grades=grades)  # the grades, not the gold ids, count
+    graded = scores(PD3_IDS[:5], 100, accuracy=1.0)  # 1 + 9 x 2/5
+    assert set(graded) == {4, 5} and 4.4 < sum(graded) / 100 < 4.8
+    assert scores(("1003", "1011", "1017", "1200", "1201"), 5, accuracy=1.0) == [1] * 5
+
+
+def side(ids: tuple[str, ...], grades: list[int] | None = None) -> dict:
+    refs = [{"id": i, "title": f"Project {i}", "text": "t"} for i in ids]
+    return {"refs": refs, **({"grades": dict(zip(ids, grades))} if grades else {})}
+
+
+def test_pd3_the_more_duplicated_side_of_a_pair_scores_higher(monkeypatch) -> None:
+    a, b = PD3_IDS[:5], PD3_IDS[5:10]
+    # levels 12 and 11: a one-grade gap, the hardest a pair has
+    running(monkeypatch, "A", a=side(a, [3, 3, 2, 2, 2]), b=side(b, [3, 2, 2, 2, 2]), votes=[2, 1])
+    high, low = scores(a, 300, accuracy=0.8), scores(b, 300, accuracy=0.8)
+    assert sum(high) / 300 > sum(low) / 300 + 0.3
+    # without grades, the votes: 3 to 0 is the top against the bottom
+    running(monkeypatch, "B", a=side(a), b=side(b), votes=[0, 3])
+    assert scores(a, 5, accuracy=1.0) == [1] * 5 and scores(b, 5, accuracy=1.0) == [10] * 5
+    # references of neither side: the middle, 5 or 6
+    assert set(scores(PD3_IDS[10:15], 50, accuracy=1.0)) == {5, 6}
+
+
+def project(id: str) -> dict[str, str]:
+    return {"id": id, "title": f"Project {id}", "text": f"The aims and methods of project {id}."}
+
+
+def dedup_sample(qid: str, gold: list[str]) -> Sample:
+    candidates = [project(f"{qid}-{i}") for i in range(30)]
+    return Sample(
+        id=qid,
+        input=f"Project {qid}: its aims and methods.",
+        target=gold,
+        metadata={"query_id": qid, "query": project(qid), "candidates": candidates},
+    )
+
+
+@pytest.mark.parametrize(
+    "make, accuracy, value, calls",
+    [(pd3, 1.0, 1.0, 150), (pd3, 0.0, 0.0, 150), (listwise, 1.0, 1.0, 1), (llm_voting, 0.0, 0.0, 15)],
+    ids=["pd3-right", "pd3-wrong", "listwise-right", "llm_voting-wrong"],
+)  # fmt: skip
+def test_pd3_solvers_run_end_to_end_and_follow_accuracy(
+    run, make, accuracy: float, value: float, calls: int
+) -> None:
+    gold = ["q1-3", "q1-8", "q1-14", "q1-22", "q1-29"]
+    task = Task(dataset=MemoryDataset([dedup_sample("q1", gold)]), solver=make(),
+                scorer=[retrieval_at_k(), *debate_stats()])  # fmt: skip
+    log = run(task, model="madsim/x", model_args={"accuracy": accuracy})
+    [sample] = log.samples
+    assert sample.scores["retrieval_at_k"].value == value
+    assert sample.scores["calls"].value == calls
+    if value:
+        assert sorted(sample.scores["retrieval_at_k"].answer.split(", ")) == sorted(gold)
+
+
+def test_pd3_feedback_predicts_the_more_duplicated_side(run) -> None:
+    refs = {s: [project(f"{s}-{i}") for i in range(5)] for s in "ab"}
+    sides = {
+        s: {"query_id": s, "query": project(s), "refs": refs[s],
+            "grades": {r["id"]: g for r, g in zip(refs[s], grades)}}
+        for s, grades in (("a", [1, 0, 0, 0, 0]), ("b", [3, 3, 3, 2, 2]))
+    }  # fmt: skip
+    sample = Sample(id="a-vs-b", input="Which project do its references duplicate more?",
+                    target="B", metadata={**sides, "votes": [0, 3]})  # fmt: skip
+    task = Task(dataset=MemoryDataset([sample]), solver=pd3_feedback(), scorer=dup_pairwise())
+    [scored] = run(task, model="madsim/x", model_args={"accuracy": 1.0}).samples
+    assert scored.output.completion == "B"
+    assert scored.scores["dup_origin"].value == 1.0 and scored.scores["dup_weighted"].value == 1.0
+
+
+def test_a_pd3_run_repeats_exactly_and_the_seed_changes_it(run) -> None:
+    task = Task(dataset=MemoryDataset([dedup_sample("q1", ["q1-3", "q1-8", "q1-14"])]),
+                solver=pd3())  # fmt: skip
+
+    def votes(seed: int) -> dict[str, int]:
+        [sample] = run(task, model="madsim/x", model_args=COIN, seed=seed).samples
+        return sample.store[STORE_KEY]["record"]["votes"]
+
+    assert votes(5) == votes(5) != votes(6)

@@ -24,7 +24,13 @@ FIXTURE = {name: FIXTURES / f"{name}.jsonl" for name in LISTED} | {
     "mathvista": FIXTURES / "mathvista" / "data.jsonl",
     "mt_bench_judge": MT_BENCH_PAIRS,
     "paper_compare": FIXTURES / "paper_compare" / "pairs.tsv",
+    "project_dedup": FIXTURES / "pd3",
+    "project_dup_pairs": FIXTURES / "pd3",
 }
+# a fixture's samples when it is not one record per line
+SAMPLES = {"project_dedup": 3, "project_dup_pairs": 3}
+# options a fixture needs: the 3 queries make only 3 pairs
+TASK_ARGS = {"project_dup_pairs": {"pairs": None}}
 
 # (the score's name in the log's results, its metric): the figure a task is read by
 HEADLINE = {
@@ -43,6 +49,8 @@ HEADLINE = {
     "mt_bench_judge": ("judge_agreement", "accuracy"),
     # no gold summary: the grader's breadth level, 0-100 (madsim grades by its accuracy)
     "paper_compare": ("tod_breadth", "mean"),
+    "project_dedup": ("retrieval_at_k", "mean"),
+    "project_dup_pairs": ("dup_origin", "mean"),
 }
 FULL_MARKS = {"paper_compare": 100.0}
 
@@ -52,7 +60,7 @@ LIMIT = 3
 def run_by_name(name: str, tmp_path: Path, **model_args: float) -> EvalLog:
     [log] = eval(
         f"mad_tasks/{name}",
-        task_args={"data_path": str(FIXTURE[name])},
+        task_args={"data_path": str(FIXTURE[name]), **TASK_ARGS.get(name, {})},
         model="madsim/x",
         model_args=model_args,
         limit=LIMIT,
@@ -75,7 +83,7 @@ def headline(log: EvalLog, name: str) -> float:
 
 def test_every_listed_task_has_a_fixture_and_a_headline_figure() -> None:
     assert set(HEADLINE) == set(LISTED)
-    assert all(path.is_file() for path in FIXTURE.values())
+    assert all(path.exists() for path in FIXTURE.values())
 
 
 @pytest.mark.parametrize("name", LISTED)
@@ -83,7 +91,7 @@ def test_runs_by_name_on_its_fixture(tmp_path: Path, name: str) -> None:
     right = run_by_name(name, tmp_path, accuracy=1.0)
     assert right.eval.task == f"mad_tasks/{name}"
     assert right.eval.task_args["data_path"] == str(FIXTURE[name])
-    records = len(FIXTURE[name].read_text(encoding="utf-8").splitlines())
+    records = SAMPLES.get(name) or len(FIXTURE[name].read_text(encoding="utf-8").splitlines())
     assert len(right.samples) == min(LIMIT, records)
     assert headline(right, name) == FULL_MARKS.get(name, 1.0)
     wrong = run_by_name(name, tmp_path, accuracy=0.0, conformity=0.0)

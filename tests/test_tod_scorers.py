@@ -385,8 +385,9 @@ def test_the_rubric_judge_scores_each_criterion(run) -> None:
     assert unread.explanation.startswith("Unreadable grade: none of the grader's 1 replies")
     assert "left out of the mean" in unread.explanation
     metadata = s1.scores["tod_breadth"].metadata
-    assert (metadata["calls"], metadata["input_tokens"], metadata["output_tokens"]) == (1, 30, 6)
-    assert metadata["roles"] == {"grader": {"model": "mockllm/model", "fallback": None}}
+    grading = metadata["grading"]
+    assert (grading["calls"], grading["input_tokens"], grading["output_tokens"]) == (1, 30, 6)
+    assert grading["roles"] == {"grader": {"model": "mockllm/model", "fallback": None}}
     assert len(metadata["sentences"]) == 4
     # three grading calls per sample, on the grader role only, none of them self-graded
     for sample in log.samples:
@@ -499,7 +500,7 @@ def test_pairwise_win_rates(run, pick, value: float) -> None:
     assert {name: results(log)[name] for name in WINS} == dict.fromkeys(WINS, (value, 1, 0))
     score = log.samples[0].scores["tod_win_breadth"]
     assert score.metadata["baseline"] == {"source": "metadata:baseline", "summary": BASELINE}
-    assert score.metadata["calls"] == 2  # one per order (no follow-ups: retries=0)
+    assert score.metadata["grading"]["calls"] == 2  # one per order (no follow-ups: retries=0)
 
 
 def test_pairwise_unreadable_in_both_orders_is_left_out(run) -> None:
@@ -676,6 +677,6 @@ def test_tree_figures_come_from_the_record(run) -> None:
     assert got["s4"] == dict.fromkeys(got["s1"], NOT_TREE)
     assert got["s5"] == dict.fromkeys(got["s1"], NO_RESULT)
     first = log.samples[0].scores
-    assert [f["node"] for f in first["fallbacks"].metadata["fallbacks"]] == ["r.2", ""]
+    assert [f["node"] for f in first["fallbacks"].metadata["replaced"]] == ["r.2", ""]
     assert first["expansions"].metadata == {"budget": 3, "variant": "tree_of_debate"}
     assert isinstance(first["nodes"].value, int)

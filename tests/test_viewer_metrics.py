@@ -7,7 +7,9 @@ is a score of its own, an int where it counts, named the same in the results, th
 every score's metadata; a figure a sample lacks carries the reason; and no metric row is wider
 than a few columns. The logs cover every statistics family on the simulated model: StrategyQA
 with `du_debate`, `voting` (+ `decision_stats`) and `cortex` (+ `cortex_stats`), MT-Bench pairs with
-`more`, `samre` and `single_judge` with swap, and a `samre_judge` grader.
+`more`, `samre` and `single_judge` with swap, a `samre_judge` grader, a paper pair with
+`tree_of_debate` (+ `tree_stats` and the grader's scores), PD³'s retrieval and its feedback on pairs
+(+ `pd3_stats`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 from inspect_ai import Task, eval
 from inspect_ai._util.registry import registry_info, registry_lookup
 from inspect_ai.log import EvalLog
-from testdata import MT_BENCH_PAIRS, STRATEGYQA
+from testdata import FIXTURES, MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine.records import DEBATE_STATS
 from mad_tasks.scorers.cortex_stats import cortex_stats
@@ -34,10 +36,18 @@ from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.decision import voting
 from mad_tasks.solvers.du_debate import du_debate
 from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.solvers.pd3 import pd3, pd3_feedback
+from mad_tasks.solvers.tree_of_debate import tree_of_debate
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
+from mad_tasks.tasks.paper_compare import paper_compare
+from mad_tasks.tasks.project_dedup import project_dedup
+from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 from mad_tasks.tasks.strategyqa import strategyqa
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+PAPER_PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"
+PD3 = FIXTURES / "pd3"  # 3 queries x 30 candidates, graded: 3 pairs of different levels
+LIMITS = {"tree_of_debate": 1}  # samples per log where 3 would be slow (its judges and baseline)
 # the figures that are shares, ratios or means of a sample's parts; every other one counts
 NOT_COUNTS = {
     "edge_density",
@@ -46,6 +56,10 @@ NOT_COUNTS = {
     "input_tokens_per_agent",
     "answer_cosine",
     "early_stop",
+    "evidence_kept",
+    "calls_per_group",
+    "pd3_score_a",
+    "pd3_score_b",
 }
 METHOD = "mad_tasks/method"  # the method's label, a score the solvers write (no metrics)
 
@@ -56,7 +70,7 @@ def with_scorers(task: Task, scorers: list) -> Task:
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
-    """One log per method, three samples each."""
+    """One log per method, three samples each (or its LIMITS)."""
     sqa = lambda: strategyqa(data_path=str(STRATEGYQA))  # noqa: E731
     pairs = lambda: mt_bench_judge(data_path=str(MT_BENCH_PAIRS))  # noqa: E731
     judge = samre_judge(max_rounds=2, jurors=1)
@@ -68,11 +82,15 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
         "samre": (pairs(), samre()),
         "single_judge": (pairs(), single_judge(swap=True)),
         "samre_judge": (with_scorers(sqa(), [judge]), single()),
+        "tree_of_debate": (paper_compare(data_path=str(PAPER_PAIRS)), tree_of_debate()),
+        "pd3": (project_dedup(data_path=str(PD3)), pd3()),
+        "pd3_feedback": (project_dup_pairs(data_path=str(PD3), pairs=None), pd3_feedback()),
     }
     out = tmp_path_factory.mktemp("logs")
     done = {}
     for name, (task, solver) in runs.items():
-        [log] = eval(task, solver=solver, model="madsim/x", limit=3, log_dir=str(out))
+        limit = LIMITS.get(name, 3)
+        [log] = eval(task, solver=solver, model="madsim/x", limit=limit, log_dir=str(out))
         assert log.status == "success" and log.results is not None, log.error
         done[name] = log
     return done
@@ -102,7 +120,8 @@ def test_every_figure_that_counts_is_an_int(logs: dict[str, EvalLog]) -> None:
             values = [s.scores[name].value for s in log.samples or []]
             assert all(type(v) is int or is_nan(v) for v in values), (name, values)
             seen.add(name)
-    assert seen >= {*DEBATE_STATS, "decision_success", "votes", "ties", "tie", "debate_rounds"}
+    assert seen >= {*DEBATE_STATS, "decision_success", "votes", "ties", "tie", "debate_rounds",
+                    "nodes", "groups", "kth_votes", "pd3_samples"}  # fmt: skip
 
 
 def test_every_nan_has_its_reason_in_the_log(logs: dict[str, EvalLog]) -> None:
@@ -114,7 +133,10 @@ def test_every_nan_has_its_reason_in_the_log(logs: dict[str, EvalLog]) -> None:
             for metric, m in s.metrics.items():
                 if not math.isnan(m.value):
                     continue
-                assert metric == "mean" and s.unscored_samples == 3, (s.name, metric)
+                assert metric == "mean" and s.unscored_samples == len(log.samples or []), (
+                    s.name,
+                    metric,
+                )
                 reasons = {sample.scores[s.name].reason for sample in log.samples or []}
                 assert all(reasons), (s.name, reasons)
         for sample in log.samples or []:

@@ -27,7 +27,7 @@ from inspect_ai.model import (
     ContentText,
 )
 from inspect_ai.solver import Solver
-from scripted import COMPARERS, JUDGES, PAPERS, SOLVERS, prefix_share, serialized
+from scripted import JUDGES, SOLVERS, prefix_share, serialized, shaped
 
 from mad_tasks.solvers.du_debate import du_debate
 
@@ -39,31 +39,10 @@ PNG = (
 WAV = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 BEFORE, AFTER = "Look at this picture.", "Is the square red?"
 
+# bm25 makes no model call: nothing to carry
+CALLING = [name for name in SOLVERS if name != "bm25"]
 ANSWERING = {name: f for name, f in SOLVERS.items() if name not in JUDGES}
 MEDIA = {"image": ContentImage(image=PNG), "audio": ContentAudio(audio=WAV, format="wav")}
-
-
-def judged(sample: Sample) -> Sample:
-    """The same input as a pairwise judging sample: two answers to compare, A the better one."""
-    return sample.model_copy(
-        update={
-            "target": "A",
-            "metadata": {
-                "answer_a": "Yes: the square is red.",
-                "answer_b": "It is a picture.",
-            },
-        }
-    )
-
-
-def shaped(name: str, sample: Sample) -> Sample:
-    """The sample as the solver reads it: a pair to judge, two papers to compare (the input is
-    then the topic), or the question itself."""
-    if name in JUDGES:
-        return judged(sample)
-    if name in COMPARERS:
-        return sample.model_copy(update={"target": "", "metadata": PAPERS})
-    return sample
 
 
 def question(media: Content) -> list[ChatMessage]:
@@ -113,7 +92,7 @@ def carries_in_order(call: list[ChatMessage], media: Content) -> bool:
 
 
 @pytest.mark.parametrize("kind", sorted(MEDIA))
-@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("name", CALLING)
 def test_every_call_carries_every_part_in_order(run, name: str, kind: str) -> None:
     media = MEDIA[kind]
     sample = Sample(input=question(media), target="yes")
@@ -135,7 +114,7 @@ FEW_SHOT = [
 ]
 
 
-@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("name", CALLING)
 def test_few_shot_turns_open_every_call(run, name: str) -> None:
     sample = Sample(input=FEW_SHOT, target="no")
     factory = SOLVERS[name]
@@ -155,7 +134,7 @@ def test_few_shot_turns_open_every_call(run, name: str) -> None:
 
 DOCUMENT = "Context: " + " ".join(f"Sentence {i} of a long report." for i in range(900))
 # nothing to share with: one call per sample
-SINGLE_CALL = {"single", "cot", "single_judge", "single_stage"}
+SINGLE_CALL = {"single", "cot", "single_judge", "single_stage", "listwise"}
 # three calls: the first sends everything anew, so at most 2/3 can repeat a prefix
 FLOOR = {"two_stage": 0.6}
 # A consensus reached at once makes 2 calls (a share of at most 1/2): here an agent that is always
@@ -171,7 +150,7 @@ PREFIX_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("name", [n for n in list(SOLVERS) if n not in SINGLE_CALL])
+@pytest.mark.parametrize("name", [n for n in CALLING if n not in SINGLE_CALL])
 def test_prompts_share_their_prefix(run, name: str) -> None:
     """On a long document, at least 80% of the characters sent repeat a prefix an earlier call
     sent (du_debate's most with 6 identical-prefix calls is 5/6)."""

@@ -15,6 +15,8 @@ __all__ = [
     "mt_bench_judge",
     "musr",
     "paper_compare",
+    "project_dedup",
+    "project_dup_pairs",
     "squad_v2",
     "strategyqa",
 ]

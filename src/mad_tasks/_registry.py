@@ -19,6 +19,7 @@ from .scorers.judge_metrics import judge_agreement
 from .scorers.judges import more_judge, samre_judge
 from .scorers.mathvista import mathvista_answer
 from .scorers.method import method
+from .scorers.pd3 import dup_origin, dup_weighted, retrieval_at_k
 from .scorers.squad import squad_exact, squad_f1
 from .scorers.tod import (
     tod_breadth,
@@ -33,6 +34,7 @@ from .solvers.cortex import cortex
 from .solvers.decision import aad, collective_improvement, consensus, voting
 from .solvers.du_debate import du_debate
 from .solvers.judges import more, samre, single_judge
+from .solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
 from .solvers.tree_of_debate import single_stage, tod_no_sd, tod_no_tree, tree_of_debate, two_stage
 from .tasks.arc_challenge import arc_challenge
 from .tasks.competition_math import math
@@ -44,6 +46,8 @@ from .tasks.mmlu_pro import mmlu_pro
 from .tasks.mt_bench_judge import mt_bench_judge
 from .tasks.musr import musr
 from .tasks.paper_compare import paper_compare
+from .tasks.project_dedup import project_dedup
+from .tasks.project_dup_pairs import project_dup_pairs
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
 
@@ -51,5 +55,6 @@ SOLVERS: list[Callable[..., Solver]] = [single, cot, self_consistency, du_debate
 SOLVERS += [voting, consensus, aad, collective_improvement]
 SOLVERS += [more, samre, single_judge]
 SOLVERS += [tree_of_debate, tod_no_tree, tod_no_sd, single_stage, two_stage]
+SOLVERS += [pd3, llm_voting, listwise, bm25, pd3_feedback]
 
 register_short_aliases(SOLVERS)

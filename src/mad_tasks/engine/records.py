@@ -111,9 +111,11 @@ def record_kinds() -> dict[str, type[MethodRecord]]:
     from .methods.cortex_records import CortexRecord
     from .methods.d3_records import JudgeRecord
     from .methods.decision_records import DecisionRecord
+    from .methods.pd3_records import FeedbackRecord, PD3Record
     from .methods.tod_records import TreeRecord
 
-    return {r.kind: r for r in (DecisionRecord, CortexRecord, JudgeRecord, TreeRecord)}
+    kinds = (DecisionRecord, CortexRecord, JudgeRecord, TreeRecord, PD3Record, FeedbackRecord)
+    return {r.kind: r for r in kinds}
 
 
 DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")

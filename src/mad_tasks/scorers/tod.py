@@ -100,8 +100,9 @@ def grader_session(runtime: InspectRuntime, pair: PaperPair, o: JudgeOptions) ->
 
 
 def costs(runtime: InspectRuntime, calls: Iterable[CallRecord]) -> dict[str, Any]:
-    """The grading calls' totals and the model each role ran on, for a score's metadata."""
-    return {**token_totals(calls), "roles": runtime.resolved_roles()}
+    """The grading calls' totals and the model each role ran on, for a score's metadata: under
+    `grading`, as the solver's own `calls` and tokens are `debate_stats`' figures."""
+    return {"grading": {**token_totals(calls), "roles": runtime.resolved_roles()}}
 
 
 # -- tod_judge ----------------------------------------------------------------------------------
@@ -399,7 +400,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
             "expansions": {"budget": record.budget, "variant": record.variant},
             "depth": {"variant": record.variant},
             "evidence_kept": {"chunks": list(record.chunks)},
-            "fallbacks": {"fallbacks": [asdict(f) for f in record.fallbacks]},
+            "fallbacks": {"replaced": [asdict(f) for f in record.fallbacks]},
         },
     )
 

@@ -1,0 +1,598 @@
+"""PD³'s engine on a scripted runtime: exact call counts (150 at two debate rounds, 195 at three, 10
+per group), an oracle policy that returns exactly the gold set, who sees what in simultaneous and
+sequential rounds, anonymous labels and cut texts in the prompts, every fallback of a decision, the
+LLM-voting ablation, the list-wise and lexical baselines, the feedback module, seed stability,
+spans, events, option checks and the record.
+
+Replies are chosen by `call.asks` (the PicksRequest's ids and labels) and the call's agent and
+round, never by call order."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from scripted import ScriptedRuntime, recorded, transcript_text
+
+from mad_tasks.engine.answers import FreeText
+from mad_tasks.engine.content import Question
+from mad_tasks.engine.methods import pd3_prompts
+from mad_tasks.engine.methods.pd3 import (
+    MAX_GROUPS,
+    MAX_QUERY_CALLS,
+    FeedbackOptions,
+    ListwiseOptions,
+    PD3Options,
+    Project,
+    feedback,
+    feedback_pair,
+    lexical,
+    lexical_top_k,
+    listwise,
+    pd3,
+    predict,
+    project_view,
+    result_line,
+)
+from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record
+from mad_tasks.engine.options import OptionError
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
+from mad_tasks.engine.runtime import Call
+from mad_tasks.engine.session import Problem, Session
+
+N = 30
+IDS = tuple(f"corpus-{i:02d}" for i in range(N))
+GOLD = ("corpus-03", "corpus-08", "corpus-14", "corpus-21", "corpus-27")
+CANDIDATES = [
+    Project(c, f"Candidate project {i}", f"Grid sensing work number {i}, on topic t{i}.")
+    for i, c in enumerate(IDS)
+]
+QUERY_TEXT = "Query project\nA new project on grid sensing and fault location."
+QUERY = Project("query-1", "Query project", "A new project on grid sensing and fault location.")
+UNREADABLE = "I would rather not give a list."
+MARK = re.compile(r"<g(\d+) e(\d+) r(\d+)>")
+
+
+def oracle(asks: PicksRequest) -> list[str]:
+    """The group's ids, gold first (in the order shown), then the others in an order that differs
+    from group to group, so that no filler gathers the votes of every group it is in."""
+    members = "|".join(asks.ids)
+    others = sorted(
+        (c for c in asks.ids if c not in GOLD),
+        key=lambda c: hashlib.sha256(f"{c}/{members}".encode()).hexdigest(),
+    )
+    return [c for c in asks.ids if c in GOLD] + others
+
+
+def labelled(asks: PicksRequest, ids: list[str]) -> str:
+    return ", ".join(asks.labels[asks.ids.index(c)] for c in ids)
+
+
+def where(call: Call) -> tuple[int, int]:
+    """(group, expert) of an expert's call, from its agent "group 3 expert 2"."""
+    words = call.agent.split()
+    return int(words[1]), int(words[3])
+
+
+@dataclass
+class Script:
+    """Replies by request. `senior(call)`: the ids the decider lists, None for an unreadable
+    reply (default: the oracle's first k); `expert(call)`: the ids an expert names (default the
+    oracle's first k), None for a statement without labels."""
+
+    senior: Callable[[Call], list[str] | None] | None = None
+    expert: Callable[[Call], list[str] | None] | None = None
+
+    def __call__(self, call: Call) -> str:
+        asks = call.asks
+        assert isinstance(asks, PicksRequest), asks
+        if asks.final:
+            ids = self.senior(call) if self.senior else oracle(asks)[: asks.k]
+            if ids is None:
+                return UNREADABLE
+            return f"The experts mostly agree.\n[RESULT] {labelled(asks, ids)}"
+        group, expert = where(call)
+        ids = self.expert(call) if self.expert else oracle(asks)[: asks.k]
+        mark = f"<g{group} e{expert} r{asks.round}>"
+        if ids is None:
+            return f"{mark} I have no view yet."
+        return f"{mark} I select {labelled(asks, ids)}, as they overlap most with the query."
+
+
+def session_for(rt: ScriptedRuntime, question: str = QUERY_TEXT, retries: int = 1) -> Session:
+    """A session as the solver makes it: the retries are the options' (PD³: 1)."""
+    return Session(rt, Problem(question=Question.of([question]), fmt=FreeText()), retries=retries)
+
+
+def run(
+    script: Callable[[Call], str] | None = None,
+    opts: PD3Options | None = None,
+    candidates: list[Project] | None = None,
+    query: Project = QUERY,
+    question: str = QUERY_TEXT,
+) -> tuple[DebateResult, ScriptedRuntime]:
+    rt = ScriptedRuntime(script or Script())
+    result = asyncio.run(
+        pd3(session_for(rt, question), query, candidates or CANDIDATES, opts or PD3Options())
+    )
+    return result, rt
+
+
+def record_of(result: DebateResult) -> PD3Record:
+    assert isinstance(result.record, PD3Record)
+    return result.record
+
+
+def text(call: Call) -> str:
+    return transcript_text(call)
+
+
+def by_group(rt: ScriptedRuntime) -> Counter[int]:
+    return Counter(int(c.agent.split()[1]) for c in rt.calls)
+
+
+# -- calls per query ---------------------------------------------------------------------------------
+
+
+def test_defaults_make_15_groups_of_10_calls() -> None:
+    result, rt = run()
+    record = record_of(result)
+    assert len(rt.calls) == len(result.calls) == 150
+    assert by_group(rt) == dict.fromkeys(range(1, 16), 10)
+    # per group: 3 experts in rounds 0, 1, 2 and one senior, each call its own cache scope
+    assert Counter((c.role, c.purpose, c.round) for c in rt.calls) == {
+        ("expert", "round 0", 0): 45,
+        ("expert", "round 1", 1): 45,
+        ("expert", "round 2", 2): 45,
+        ("senior", "senior", 3): 15,
+    }
+    assert len({(c.agent, c.purpose, c.round, c.attempt) for c in rt.calls}) == 150
+    assert {c.agent for c in rt.calls if c.role == "senior"} == {
+        f"group {g} senior" for g in range(1, 16)
+    }
+    # 6 sets of 5; 15 groups of 20; each candidate in 10 groups
+    assert [len(s) for s in record.partition] == [5] * 6
+    assert sorted(c for s in record.partition for c in s) == sorted(IDS)
+    assert [len(g.members) for g in record.groups] == [20] * 15
+    assert Counter(c for g in record.groups for c in g.members) == dict.fromkeys(IDS, 10)
+    assert record.stats() == {
+        "groups": 15,
+        "calls_per_group": 10.0,
+        "fallbacks": 0,
+        "filled": 0,
+        "unreadable": 0,
+        "boundary_tie": 0,
+        "kth_votes": 10,
+        "truncated": 0,
+    }
+    assert result.method == "pd3" and record.variant == "pd3"
+    assert result.options == PD3Options().record()
+
+
+def test_three_debate_rounds_make_195_calls() -> None:
+    result, rt = run(opts=PD3Options(debate_rounds=3))
+    assert len(rt.calls) == 195
+    assert by_group(rt) == dict.fromkeys(range(1, 16), 13)
+    assert {c.round for c in rt.calls if c.role == "senior"} == {4}
+    assert record_of(result).stats()["calls_per_group"] == 13.0
+
+
+@pytest.mark.parametrize(("group_size", "groups"), [(10, 15), (15, 20), (20, 15), (25, 6), (30, 1)])
+def test_group_size_sets_the_groups_and_calls(group_size: int, groups: int) -> None:
+    result, rt = run(opts=PD3Options(group_size=group_size))
+    record = record_of(result)
+    assert len(record.groups) == groups and len(rt.calls) == 10 * groups
+    assert {len(g.members) for g in record.groups} == {group_size}
+
+
+def test_the_oracle_returns_exactly_the_gold_set() -> None:
+    result, _ = run()
+    record = record_of(result)
+    assert set(record.top) == set(GOLD)
+    assert result.final == result_line(record.top)
+    assert result.final.startswith("[RESULT] ") and all(g in result.final for g in GOLD)
+    assert {c: record.votes[c] for c in GOLD} == dict.fromkeys(GOLD, 10)
+    assert max(v for c, v in record.votes.items() if c not in GOLD) < 10
+    assert record.rule == "votes"
+    # each expert named the gold in its group first, every round: 3 x 10 round-0 picks each
+    assert {c: record.initial[c] for c in GOLD} == dict.fromkeys(GOLD, 30)
+    # answers: expert rounds numbered from 1, the senior's after them; the decisions were read
+    assert {a.round for a in result.answers} == {1, 2, 3, 4}
+    assert result.rounds == 4 and len(result.answers) == 150
+    assert all(a.answer is not None for a in result.answers)
+    assert result.answer_changes() == 0
+
+
+# -- who sees what -------------------------------------------------------------------------------
+
+
+def marks(call: Call) -> set[tuple[int, int, int]]:
+    """The statements (group, expert, round) a call's prompt shows."""
+    return {tuple(map(int, m)) for m in MARK.findall(text(call))}  # type: ignore[misc]
+
+
+def expert_calls(rt: ScriptedRuntime) -> list[Call]:
+    return [c for c in rt.calls if c.role == "expert"]
+
+
+def test_simultaneous_rounds_see_the_earlier_rounds_of_their_group_only() -> None:
+    _, rt = run()
+    for call in expert_calls(rt):
+        group, _ = where(call)
+        r = call.round
+        assert marks(call) == {(group, e, s) for e in (1, 2, 3) for s in range(r)}
+    for call in rt.calls:
+        if call.role == "senior":
+            group = int(call.agent.split()[1])
+            assert marks(call) == {(group, e, s) for e in (1, 2, 3) for s in range(3)}
+
+
+def test_sequential_rounds_also_see_the_earlier_experts_of_the_round() -> None:
+    _, rt = run(opts=PD3Options(visibility="sequential"))
+    assert len(rt.calls) == 150
+    for call in expert_calls(rt):
+        group, expert = where(call)
+        r = call.round
+        earlier = {(group, e, s) for e in (1, 2, 3) for s in range(r)}
+        same = {(group, e, r) for e in range(1, expert)} if r else set()  # round 0: alone
+        assert marks(call) == earlier | same
+        if same:
+            assert "(this round, so far)" in text(call)
+    # in a debate round the experts of a group speak one after the other
+    for group in range(1, 16):
+        order = [
+            where(c)[1]
+            for c in rt.calls
+            if c.role == "expert" and c.round == 2 and where(c)[0] == group
+        ]
+        assert order == [1, 2, 3]
+
+
+def test_prompts_show_labels_never_ids_and_share_their_openings() -> None:
+    result, rt = run()
+    record = record_of(result)
+    labels = record.labels
+    assert len(set(labels.values())) == N
+    assert all(re.fullmatch(r"P[1-9][0-9]{2}", label) for label in labels.values())
+    opening = text(rt.calls[0])[: text(rt.calls[0]).index("Candidate projects")]
+    assert "Detection criteria: " + pd3_prompts.CRITERIA in opening
+    assert QUERY_TEXT in opening and "research and technology projects" in opening
+    for call in rt.calls:
+        shown = text(call)
+        assert not any(c in shown for c in IDS)  # no corpus id
+        assert shown.startswith(opening)  # every call of the query opens the same way
+        asks = call.asks
+        assert isinstance(asks, PicksRequest) and asks.k == 5
+        group = record.groups[int(call.agent.split()[1]) - 1]
+        assert asks.ids == group.members
+        assert asks.labels == tuple(labels[c] for c in group.members)
+        assert asks.final == (call.role == "senior") and asks.round == call.round
+        # the group's candidates, in partition order, each under its label with its text
+        block = pd3_prompts.candidates(
+            [(labels[c], project_view(CANDIDATES[IDS.index(c)], 1024)[0]) for c in group.members]
+        )
+        assert shown.startswith(opening + block)
+    for call in expert_calls(rt):
+        _, expert = where(call)
+        assert f"You are Expert {expert}, one of 3 experts" in text(call).split("\n\n")[-2]
+
+
+def test_texts_are_cut_to_their_budgets_and_the_cuts_recorded() -> None:
+    long = Project(IDS[0], "Long candidate", "word " * 5000)
+    candidates = [long, *CANDIDATES[1:]]
+    question = "Query project\n" + "query words " * 1000  # 12,014 characters
+    result, rt = run(opts=PD3Options(candidate_tokens=100, query_tokens=500), candidates=candidates,
+                     question=question)  # fmt: skip
+    record = record_of(result)
+    view, cut = project_view(long, 100)
+    assert cut and len(view) <= 400 and view.endswith(pd3_prompts.CUT_MARK)
+    assert [(c.id, c.chars, c.shown) for c in record.cuts] == [
+        (IDS[0], len("Long candidate\n" + ("word " * 5000).strip()), len(view))
+    ]
+    assert record.query_cut is not None and record.query_cut.chars == len(question)
+    assert 1600 < record.query_cut.shown <= 2000  # cut at a space near the end of the budget
+    assert record.stats()["truncated"] == 1
+    shown = [text(c) for c in rt.calls if IDS[0] in c.asks.ids]  # type: ignore[union-attr]
+    assert shown and all(view in s and "word " * 200 not in s for s in shown)
+    assert all("query words " * 200 not in text(c) for c in rt.calls)
+
+
+# -- a group's decision ---------------------------------------------------------------------------
+
+
+def test_unreadable_short_and_stray_decisions_are_filled_and_counted() -> None:
+    def senior(call: Call) -> list[str] | None:
+        asks = call.asks
+        assert isinstance(asks, PicksRequest)
+        group = int(call.agent.split()[1])
+        if group == 1:
+            return None  # unreadable, also when asked again
+        if group == 2:
+            return oracle(asks)[:2]  # two only
+        if group == 3 and call.attempt == 0:
+            return None  # readable on the follow-up
+        return oracle(asks)[: asks.k]
+
+    def expert(call: Call) -> list[str] | None:
+        asks = call.asks
+        assert isinstance(asks, PicksRequest)
+        if where(call)[0] == 4:
+            return None  # group 4's experts name no candidate
+        return oracle(asks)[: asks.k]
+
+    result, rt = run(Script(senior=senior, expert=expert))
+    record = record_of(result)
+    assert len(rt.calls) == 150 + 2  # the follow-ups of groups 1 and 3
+    follow = [c for c in rt.calls if c.attempt == 1]
+    assert {c.agent for c in follow} == {"group 1 senior", "group 3 senior"}
+    assert all(pd3_prompts.reminder(5) in text(c) for c in follow)
+    g1, g2, g3, g4 = record.groups[:4]
+    experts_final = oracle(PicksRequest(g1.members, (), 5))[:5]
+    rank = {c: i for i, c in enumerate(IDS)}
+    # group 1: nothing read; all five from the experts' final picks (each named 3 times: by
+    # preliminary order)
+    assert g1.decision.parsed is None and len(g1.decision.replies) == 2
+    assert g1.decision.picks == tuple(sorted(experts_final, key=rank.__getitem__))
+    assert g1.decision.filled_from == ("experts",) * 5
+    # group 2: two read, three filled from the experts' picks
+    two = tuple(oracle(PicksRequest(g2.members, (), 5))[:2])
+    assert g2.decision.parsed == two and g2.decision.picks[:2] == two
+    assert g2.decision.filled_from == ("experts",) * 3
+    # group 3: read on the follow-up
+    assert g3.decision.filled_from == () and len(g3.decision.replies) == 2
+    assert g3.decision.replies[0] == UNREADABLE
+    # group 4: experts named nothing; the senior's list stands
+    assert all(s.picks == () for s in g4.statements) and g4.decision.filled_from == ()
+    stats = record.stats()
+    assert (stats["fallbacks"], stats["filled"], stats["unreadable"]) == (2, 8, 1)
+    assert stats["calls_per_group"] == 152 / 15
+    # the unreadable decision is an abstention among the answers, the experts' empty picks too
+    abstained = {a.agent for a in result.answers if a.answer is None}
+    assert abstained == {"group 1 senior"} | {f"group 4 expert {e}" for e in (1, 2, 3)}
+    assert "group 1 decision" in rt.info_titles()
+    event = dict(rt.infos)["group 1 decision"]
+    assert "no reply had a readable [RESULT] list (2 replies)" in event
+    assert "the experts' final-round picks" in event
+
+
+def test_a_group_without_expert_picks_fills_in_preliminary_order() -> None:
+    result, _ = run(
+        Script(senior=lambda call: None, expert=lambda call: None),
+        PD3Options(group_size=30),
+    )
+    record = record_of(result)
+    (group,) = record.groups
+    assert group.decision.picks == IDS[:5]
+    assert group.decision.filled_from == ("preliminary",) * 5
+    assert record.top == IDS[:5]
+
+
+def test_llm_voting_is_one_decider_call_per_group() -> None:
+    result, rt = run(opts=PD3Options(decider="single"))
+    record = record_of(result)
+    assert len(rt.calls) == 15 and by_group(rt) == dict.fromkeys(range(1, 16), 1)
+    assert {(c.role, c.purpose, c.round) for c in rt.calls} == {("senior", "decide", 0)}
+    assert all(c.agent.endswith("decider") for c in rt.calls)
+    assert all("Record of the debate" not in text(c) for c in rt.calls)
+    assert set(record.top) == set(GOLD) and record.initial == {}
+    assert result.method == record.variant == "llm_voting"
+    assert [a.round for a in result.answers] == [1] * 15
+    assert all(g.statements == () for g in record.groups)
+
+
+def test_a_tie_at_the_boundary_is_recorded_with_its_rule() -> None:
+    # two disjoint groups of 5; each decider lists its group as shown: rank points tie pairwise
+    result, _ = run(
+        Script(senior=lambda call: list(call.asks.ids)),  # type: ignore[union-attr]
+        PD3Options(decider="single", group_size=5),
+        candidates=CANDIDATES[:10],
+    )
+    record = record_of(result)
+    a, b = (g.members for g in record.groups)
+    rank = {c: i for i, c in enumerate(IDS)}
+    third = min(a[2], b[2], key=rank.__getitem__)
+    assert set(record.top) == {a[0], b[0], a[1], b[1], third}
+    assert record.top[-1] == third and record.rule == "prelim_rank"
+    assert record.stats()["boundary_tie"] == 1 and record.stats()["kth_votes"] == 1
+
+
+# -- seeds --------------------------------------------------------------------------------------
+
+
+def prompts_of(rt: ScriptedRuntime) -> list[tuple[str, str, str]]:
+    return sorted((c.agent, c.purpose, text(c)) for c in rt.calls)
+
+
+def test_the_same_seed_gives_the_same_partition_and_prompts() -> None:
+    first, rt1 = run()
+    again, rt2 = run()
+    assert record_of(first).partition == record_of(again).partition
+    assert record_of(first).labels == record_of(again).labels
+    assert prompts_of(rt1) == prompts_of(rt2)
+    other, rt3 = run(opts=PD3Options(seed=1))
+    assert record_of(other).partition != record_of(first).partition
+    assert prompts_of(rt3) != prompts_of(rt1)
+    assert set(record_of(other).top) == set(GOLD)
+    # another query draws its own
+    elsewhere, _ = run(query=Project("query-2", "", ""))
+    assert record_of(elsewhere).partition != record_of(first).partition
+
+
+# -- spans, events, record ----------------------------------------------------------------------
+
+
+def test_spans_and_events_name_what_they_are() -> None:
+    result, rt = run()
+    spans = Counter(rt.spans)
+    assert {f"group {g}" for g in range(1, 16)} <= set(spans)
+    assert spans["round 0"] == spans["round 2"] == spans["senior"] == 15 and spans["vote"] == 1
+    assert {r.span for r in rt.recorded if r.call.role == "senior"} == {"senior"}
+    assert {r.span for r in rt.recorded if r.call.round == 1} == {"round 1"}
+    titles = rt.info_titles()
+    assert titles[:2] == ["candidates", "groups"] and titles[-1] == "vote"
+    assert sorted(t for t in titles if t.endswith("decision")) == sorted(
+        f"group {g} decision" for g in range(1, 16)
+    )
+    infos = dict(rt.infos)
+    assert "**Groups** (15; each candidate is in 10 groups)" in infos["groups"]
+    vote = infos["vote"]
+    assert "no tie in votes reached the k-th place (rule `votes`)" in vote
+    labels = record_of(result).labels
+    assert all(labels[c] in vote.splitlines()[0] for c in GOLD)
+
+
+def test_the_record_reads_back_from_its_json() -> None:
+    result, _ = run(Script(senior=lambda call: None))
+    again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.record == result.record
+    assert recorded(result)["kind"] == "pd3"
+
+
+# -- options --------------------------------------------------------------------------------------
+
+
+def test_options_refuse_what_cannot_run() -> None:
+    with pytest.raises(OptionError, match="'group_size': got 12, allowed: a multiple of set_size"):
+        PD3Options(group_size=12)
+    with pytest.raises(OptionError, match="'top_k': got 25"):
+        PD3Options(top_k=25)
+    with pytest.raises(OptionError, match="'grouping'"):
+        PD3Options(grouping="traversal")
+    with pytest.raises(OptionError, match="'set_size': got 5, allowed: a divisor of the number"):
+        PD3Options().check_candidates(31)
+    with pytest.raises(OptionError, match="'group_size': got 20, allowed: a multiple of set_size"):
+        PD3Options().check_candidates(15)
+    with pytest.raises(OptionError, match=f"at most {MAX_GROUPS} groups"):
+        PD3Options(group_size=50).check_candidates(100)  # C(20, 10) groups
+    with pytest.raises(OptionError, match=f"at most {MAX_QUERY_CALLS} calls per query"):
+        PD3Options(agents=32, debate_rounds=20).check_candidates(30)  # 15 x 673
+    PD3Options(agents=5, debate_rounds=4, group_size=15).check_candidates(30)  # 20 x 26
+    # refused before the first call
+    rt = ScriptedRuntime(Script())
+    with pytest.raises(OptionError, match="'set_size'"):
+        asyncio.run(pd3(session_for(rt), QUERY, CANDIDATES[:29], PD3Options()))
+    assert rt.calls == []
+
+
+# -- the baselines ------------------------------------------------------------------------------
+
+
+def test_listwise_is_one_call_over_all_candidates_in_their_order() -> None:
+    rt = ScriptedRuntime(Script())
+    result = asyncio.run(listwise(session_for(rt), QUERY, CANDIDATES, ListwiseOptions()))
+    record = record_of(result)
+    (call,) = rt.calls
+    assert (call.agent, call.role, call.purpose) == ("listwise", "senior", "listwise")
+    asks = call.asks
+    assert isinstance(asks, PicksRequest) and asks.final and asks.ids == IDS
+    assert asks.labels == tuple(record.labels[c] for c in IDS)
+    shown = text(call)
+    positions = [shown.index(f"[{record.labels[c]}] ") for c in IDS]
+    assert positions == sorted(positions)
+    assert record.top == tuple(c for c in IDS if c in GOLD)
+    assert result.final == result_line(record.top) and record.variant == "listwise"
+    assert record.stats()["groups"] == 1 and record.stats()["calls_per_group"] == 1.0
+
+
+def test_lexical_top_k_ranks_by_bm25_without_a_call() -> None:
+    query = Project("q", "Transformer fault location", "Locating faults in power transformers.")
+    candidates = [
+        Project("a", "Bridge inspection", "Drones inspect bridges."),
+        Project("b", "Transformer faults", "Fault location for power transformers."),
+        Project("c", "Cooking", "Recipes for soup."),
+        Project("d", "Transformer faults", "Fault location for power transformers."),  # = b
+        Project("e", "Power", "Power lines."),
+    ]
+    assert lexical_top_k(query, candidates, 3) == ("b", "d", "e")
+    rt = ScriptedRuntime(Script())
+    result = asyncio.run(lexical(session_for(rt), query, candidates, 2))
+    assert rt.calls == [] and result.calls == []
+    assert result.final == "[RESULT] b, d"
+    record = record_of(result)
+    assert record.variant == "lexical" and record.scores["b"] == record.scores["d"] > 0
+    assert record.scores["c"] == 0.0 and rt.info_titles() == ["bm25"]
+
+
+# -- feedback -----------------------------------------------------------------------------------
+
+REFS = [Project(f"ref-{i}", f"Reference {i}", f"Reference text {i}.") for i in range(5)]
+
+
+def judge_script(scores: dict[str, str]) -> Callable[[Call], str]:
+    """The conclusion, and each judge's reply by its agent (default "[RESULT]7")."""
+
+    def reply(call: Call) -> str:
+        if isinstance(call.asks, ConclusionRequest):
+            return f"<conclusion of {call.agent}>"
+        assert isinstance(call.asks, DuplicationRequest)
+        return scores.get(call.agent, "Much overlaps.\n[RESULT]7")
+
+    return reply
+
+
+def test_feedback_averages_three_distinct_judge_samples() -> None:
+    rt = ScriptedRuntime(judge_script({"judge 2": "[RESULT] 4/10", "judge 3": "[RESULT]8"}))
+    got = asyncio.run(feedback(session_for(rt), None, REFS, FeedbackOptions()))
+    assert len(rt.calls) == 4
+    conclusion, *judges = rt.calls
+    assert (conclusion.agent, conclusion.role, conclusion.purpose) == (
+        "conclusion", "feedback", "conclusion"
+    )  # fmt: skip
+    assert [(c.agent, c.purpose) for c in judges] == [
+        (f"judge {i}", f"score {i}") for i in (1, 2, 3)
+    ]
+    assert all(c.asks == DuplicationRequest(tuple(r.id for r in REFS)) for c in judges)
+    assert got.scores == (7, 4, 8) and got.mean == pytest.approx(19 / 3)
+    assert got.conclusion == "<conclusion of conclusion>"
+    assert all("<conclusion of conclusion>" in text(c) for c in judges)
+    # every call opens with the query (the question) and the five references
+    opening = text(conclusion)[: text(conclusion).index("Reference 5:")]
+    assert QUERY_TEXT in opening and all(text(c).startswith(opening) for c in judges)
+    assert not any(r.id in text(c) for r in REFS for c in rt.calls)
+    assert rt.spans == ["conclusion", "scores"]
+
+
+def test_an_unreadable_score_is_left_out_of_the_mean() -> None:
+    rt = ScriptedRuntime(judge_script({"judge 1": "[RESULT]11", "judge 2": "no score"}))
+    opts = FeedbackOptions(conclusion=False)
+    got = asyncio.run(feedback(session_for(rt, retries=0), None, REFS, opts))
+    assert len(rt.calls) == 3 and got.conclusion is None
+    assert got.scores == (None, None, 7) and got.mean == 7.0
+    rt = ScriptedRuntime(judge_script(dict.fromkeys(("judge 1", "judge 2"), "none")))
+    opts = FeedbackOptions(samples=2, conclusion=False)
+    got = asyncio.run(feedback(session_for(rt, retries=2), None, REFS, opts))
+    assert got.mean is None and len(rt.calls) == 2 * 3  # each asked again twice
+    assert [len(r) for r in got.replies] == [3, 3]
+
+
+def test_a_pair_predicts_the_side_with_the_higher_score() -> None:
+    a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
+    rt = ScriptedRuntime(judge_script({f"B judge {i}": "[RESULT]3" for i in (1, 2, 3)}))
+    question = "Which project do its references duplicate more, A or B?"
+    result = asyncio.run(
+        feedback_pair(session_for(rt, question), (a, REFS), (b, REFS[:2]), FeedbackOptions())
+    )
+    assert result.final == "A" and result.method == "pd3_feedback"
+    assert len(rt.calls) == 8
+    assert len({(c.agent, c.purpose) for c in rt.calls}) == 8
+    record = result.record
+    assert isinstance(record, FeedbackRecord) and record.prediction == "A"
+    assert [(s.side, s.query, s.mean) for s in record.sides] == [("A", "qa", 7.0), ("B", "qb", 3.0)]
+    assert record.stats() == {"samples": 6, "unscored": 0, "score_a": 7.0, "score_b": 3.0}
+    side_b = [text(c) for c in rt.calls if c.agent.startswith("B ")]
+    assert all(question in t and "Query B\nText B." in t and "Query A" not in t for t in side_b)
+    assert {"side A", "side B"} <= set(rt.spans)
+    again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.record == record
+
+
+def test_predict_abstains_without_a_score() -> None:
+    assert predict(7.0, 3.0) == "A" and predict(2.0, 3.0) == "B" and predict(5.0, 5.0) == "tie"
+    assert predict(None, 3.0) is None and predict(4.0, None) is None
