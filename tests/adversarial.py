@@ -41,6 +41,7 @@ from mad_tasks.engine.protocols.tod import (
     sentences,
 )
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
+from mad_tasks.hosts.openai_evals import BATTLE_ASK, read_battle
 from mad_tasks.scorers.pd3 import read_listed, read_prediction
 
 SIZE = 200_000  # characters of the longest reply
@@ -51,6 +52,12 @@ PD3_IDS = tuple(str(n) for n in range(1000, 1030))  # their corpus ids, as an ou
 def _ballot(protocol: str, **kw) -> Callable[[str], object]:
     rules = BallotRules(protocol, 5, **kw)
     return lambda text: parse_ballot(text, rules)
+
+
+def _battle(text: str) -> object:
+    """A grader's prompt in the battle layout with the reply as both responses."""
+    layout = f"[Instruction 1]\nQ?\n[Response 1]\n{text}\n\n[Instruction 2]\nQ?\n[Response 2]\n"
+    return read_battle(f"{layout}{text}\n\n{BATTLE_ASK}", BATTLE_ASK)
 
 
 def _shown(text: str) -> str:
@@ -102,6 +109,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "pd3 score": read_score,
     "pd3 scorer result line": lambda text: read_listed(text, PD3_IDS, 5),
     "pd3 scorer prediction": read_prediction,
+    "openai_evals battle": _battle,
 }
 
 # what the patterns look for, as building blocks of adversarial replies
@@ -207,4 +215,7 @@ WORST_CASES: dict[str, str] = {
     "labels without a tag": _fill("p0101 "),
     "score then spaces": "[RESULT]" + " " * SIZE + "8",
     "score fraction digits": "[RESULT] 8/" + "1" * SIZE,
+    "score out of then spaces": "[RESULT] 8 out of" + " " * SIZE + "10",
+    "score then a long hedge": "[RESULT] 8/10" + _fill(" or") + " 9",
+    "result then label lines": "[RESULT] P101\n" + _fill("P102 and p0103\n") + "P104 was close",
 }

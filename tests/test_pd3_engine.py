@@ -46,6 +46,7 @@ from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
+from mad_tasks.tasks._pd3_data import PAIR_PROMPT
 
 N = 30
 IDS = tuple(f"corpus-{i:02d}" for i in range(N))
@@ -282,6 +283,11 @@ def test_prompts_show_labels_never_ids_and_share_their_openings() -> None:
     for call in expert_calls(rt):
         _, expert = where(call)
         assert f"You are Expert {expert}, one of 3 experts" in text(call).split("\n\n")[-2]
+    # the experts and the senior alike are told to come without a prior view
+    seniors = [c for c in rt.calls if c.role == "senior"]
+    assert len(seniors) == 15
+    for call in rt.calls:
+        assert pd3_prompts.NEUTRAL in text(call).split("\n\n")[-2]
 
 
 def test_texts_are_cut_to_their_budgets_and_the_cuts_recorded() -> None:
@@ -591,6 +597,21 @@ def test_a_pair_predicts_the_side_with_the_higher_score() -> None:
     assert {"side A", "side B"} <= set(rt.spans)
     again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again.record == record
+
+
+def test_the_judges_see_the_pair_question_as_context_and_are_asked_for_a_score() -> None:
+    a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
+    question = PAIR_PROMPT.format(a='"Query A"', b='"Query B"')
+    rt = ScriptedRuntime(judge_script({}))
+    asyncio.run(feedback_pair(session_for(rt, question), (a, REFS), (b, REFS), FeedbackOptions()))
+    assert len(rt.calls) == 8
+    for call in rt.calls:
+        shown = text(call)
+        context = shown.index("What this assessment is for (context only: do not answer this")
+        assert context < shown.index(question) < shown.index("The project under detection:")
+        assert "answer a or b" not in shown.lower()
+    judges = [text(c) for c in rt.calls if isinstance(c.asks, DuplicationRequest)]
+    assert len(judges) == 6 and all(t.endswith(pd3_prompts.SCORE) for t in judges)
 
 
 def test_predict_abstains_without_a_score() -> None:

@@ -220,8 +220,14 @@ NUMBERS = ("12", "7", "3", "19", "5", "8", "40")
         ("[RESULT]\n1. P123\n  \t\n2. P456", GROUP, ("P123", "P456")),
         # only the labels' own letters: another prefix is no label
         ("[RESULT] X123, ID456, P789", GROUP, ("P789",)),
+        # a line of prose ends the list even when it names a label or a bare number
         ("[RESULT]\n1. P123\n\n2. P456\n\nP999 is another group's.\n3. P789", GROUP,
+         ("P123", "P456")),
+        ("[RESULT] P123, P456, P789\nThese serve 220 kV substations.", (*GROUP, "P220"),
          ("P123", "P456", "P789")),
+        ("[RESULT] P123, P456, P789\nP555 was a close call but excluded.", (*GROUP, "P555"),
+         ("P123", "P456", "P789")),
+        ("[RESULT]\nP123 and P456\nP789 AND P234", GROUP, ("P123", "P456", "P789", "P234")),
     ],
 )  # fmt: skip
 def test_read_result(reply: str, names: tuple[str, ...], read: tuple[str, ...]) -> None:
@@ -443,11 +449,6 @@ def test_match_counts_reproduce_table_1(row: str) -> None:
     assert mean == pytest.approx(sum(counts) / (5 * 331))
 
 
-def test_pd3_prec_at_5_is_732_over_5_times_331() -> None:
-    assert sum(TABLE_1["PD3"][0]) == 732
-    assert f"{732 / (5 * 331):.2%}" == "44.23%"
-
-
 def test_match_counts_at_other_k() -> None:
     assert match_counts([0, 1, 3, 3], k=3) == [3, 2, 2]
     assert match_counts([]) == [0, 0, 0, 0, 0]
@@ -468,6 +469,7 @@ def test_match_counts_at_other_k() -> None:
         ("[RESULT] 1", 1),
         ("[RESULT] 09", 9),
         ("[RESULT] 6 out of 10", 6),
+        ("[RESULT] 6 Out Of 10.\nThree of 5 references overlap.", 6),
         ("An example: [RESULT]3. My score:\n[RESULT] 9", 9),
         # unreadable: out of range, not an integer, another scale, no number or no tag
         ("[RESULT] 0", None),
@@ -477,6 +479,14 @@ def test_match_counts_at_other_k() -> None:
         ("[RESULT] 000", None),
         ("[RESULT] -3", None),
         ("[RESULT] 7.5", None),
+        # a hedge or a decimal: any other digit on the score's line is an abstention
+        ("[RESULT] 7 or 8", None),
+        ("[RESULT] 7-8", None),
+        ("[RESULT] 7 to 8", None),
+        ("[RESULT] 7,5", None),
+        ("[RESULT] 1 0", None),
+        ("[RESULT] 8/10 (or 9)", None),
+        ("[RESULT] 6 out of 9", None),
         ("[RESULT] 8/100", None),
         ("[RESULT] 4/5", None),
         ("[RESULT] 8/1000", None),

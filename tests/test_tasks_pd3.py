@@ -6,7 +6,7 @@ source against the shared files; Task 2's levels, votes and pairs; the tasks' op
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib
 import json
 import math
 import shutil
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.log import resolve_sample_attachments
 from testdata import FIXTURES, shared
 
 from mad_tasks.tasks import _pd3_data as data
@@ -40,15 +41,6 @@ from mad_tasks.tasks._pd3_data import (
 )
 
 PD3 = FIXTURES / "pd3"
-
-# building a Task imports the method's solvers and scorers (written beside this data module)
-needs_method = pytest.mark.skipif(
-    any(
-        importlib.util.find_spec(m) is None
-        for m in ("mad_tasks.solvers.pd3", "mad_tasks.scorers.pd3")
-    ),
-    reason="the PD³ solvers or scorers are not written yet",
-)
 
 
 @pytest.fixture
@@ -148,7 +140,12 @@ def test_small_bench_reads(tmp_path: Path) -> None:
      ({"grades": {"d1": 3, "d2": 3}}, "'grades' must give every candidate"),
      ({"grades": {f"d{i}": 4 for i in range(1, 7)}}, "'grades' must .* integer from 0 to 3"),
      ({"grades": {f"d{i}": True for i in range(1, 7)}}, "'grades' must .* integer from 0 to 3"),
-     ({"facet": 3}, "'facet' must be a string")],
+     ({"facet": 3}, "'facet' must be a string"),
+     # the [RESULT] line splits at commas: an id must read back whole
+     ({"query_id": " d0"}, "'query_id' must be a non-empty string without a comma"),
+     ({"candidate_ids": ["d1", "d2,d3"]}, "'candidate_ids' must be a list of distinct ids, each a "
+      "non-empty string without a comma"),
+     ({"gold_ids": ["d1\n"]}, "'gold_ids' must be a list of distinct ids, each a non-empty")],
 )  # fmt: skip
 def test_bad_query_records_are_named(tmp_path: Path, changes: dict, message: str) -> None:
     directory = write_bench(tmp_path / "b", *small(**changes))
@@ -163,6 +160,14 @@ def test_bad_files_are_named(tmp_path: Path) -> None:
     blank = [{"id": "d0", "title": " ", "text": ""}, *corpus[1:]]
     with pytest.raises(ValueError, match=r"corpus.jsonl: record 1: 'title' and 'text' must be"):
         read_bench(write_bench(tmp_path / "b", blank, queries))
+    for bad in ("d,7", "d7 ", "d\u20287"):
+        named = [*corpus, {"id": bad, "title": "T", "text": "x"}]
+        with pytest.raises(
+            ValueError,
+            match=r"corpus.jsonl: record 8: 'id' must be a non-empty "
+            "string without a comma, a line break or surrounding whitespace",
+        ):
+            read_bench(write_bench(tmp_path / "f", named, queries))
     with pytest.raises(ValueError, match=r"queries.jsonl: record 2: qid 'q' is already taken"):
         read_bench(write_bench(tmp_path / "c", corpus, queries * 2))
     with pytest.raises(ValueError, match=r"queries.jsonl: no query"):
@@ -551,7 +556,6 @@ def test_shared_levels_and_pairs() -> None:
 # -- the tasks ---------------------------------------------------------------------------------
 
 
-@needs_method
 @pytest.mark.parametrize(
     "options, name",
     [({"variant": "hardest"}, "variant"), ({"variant": 1}, "variant"),
@@ -567,7 +571,6 @@ def test_project_dedup_options_are_checked_before_any_download(
         project_dedup(**options)
 
 
-@needs_method
 @pytest.mark.parametrize(
     "options, name",
     [({"variant": "easy"}, "variant"), ({"variant": "random", "data_path": str(PD3)}, "variant"),
@@ -583,7 +586,6 @@ def test_project_dup_pairs_options_are_checked_before_any_download(
         project_dup_pairs(**options)
 
 
-@needs_method
 def test_project_dedup_from_the_fixture(no_network) -> None:
     from mad_tasks.tasks.project_dedup import project_dedup
 
@@ -608,7 +610,6 @@ def test_project_dedup_from_the_fixture(no_network) -> None:
     assert len(shuffled.dataset) == 2
 
 
-@needs_method
 def test_project_dup_pairs_from_the_fixture(no_network) -> None:
     from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 
@@ -627,7 +628,37 @@ def test_project_dup_pairs_from_the_fixture(no_network) -> None:
         project_dup_pairs(data_path=str(PD3))
 
 
-@needs_method
+def test_the_judges_of_a_pair_each_get_their_own_seed_and_cache_scope(
+    run, no_network, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mad_tasks.inspect_runtime import InspectRuntime
+    from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    scopes: list[dict[str, str]] = []
+    policy_of = InspectRuntime._cache
+
+    def spy(self: InspectRuntime, call: Any) -> Any:
+        policy = policy_of(self, call)
+        scopes.append(policy.scopes)
+        return policy
+
+    monkeypatch.setattr(InspectRuntime, "_cache", spy)
+    log = run(project_dup_pairs(data_path=str(PD3), pairs=1), model="madsim/x", seed=7, cache=True)
+    [sample] = map(resolve_sample_attachments, log.samples)  # long texts are attachments
+    events = [e for e in sample.events if e.event == "model"]
+    # per side a conclusion and 3 judges, no follow-up (the simulated judges always score)
+    assert len(events) == len(scopes) == 8
+    judges = [e for e in events if "[RESULT]<score>" in e.input[-1].text]
+    seeds = [e.config.seed for e in judges]
+    assert len(seeds) == 6 and len(set(seeds)) == 6 and None not in seeds
+    judged = [(s["agent"], s["purpose"]) for s in scopes if s["purpose"].startswith("score")]
+    assert sorted(judged) == [
+        (f"{side} judge {i}", f"score {i}") for side in "AB" for i in (1, 2, 3)
+    ]
+    assert {s["sample"] for s in scopes} == {str(sample.id)}
+
+
 def test_tasks_built_from_csfcube_state_the_licence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_network
 ) -> None:

@@ -4,8 +4,9 @@ or a benchmark in PD³'s shape built at run time from CSFCube, a public graded r
 **The local format** (a directory holding two JSON Lines files; the shared `csfcube_pd3/hard` and
 `csfcube_pd3/random` folders are in it):
 
-- `corpus.jsonl`: `{id, title, text}` per project; `id` a non-empty string, `title` a string,
-  `text` a string, not both empty.
+- `corpus.jsonl`: `{id, title, text}` per project; `id` a non-empty string without a comma, a
+  line break or surrounding whitespace (the solvers' `[RESULT]` line lists ids split at commas),
+  `title` a string, `text` a string, not both empty.
 - `queries.jsonl`: `{qid, query_id, gold_ids, candidate_ids, grades?, facet?}`: `qid` the sample
   id; `query_id` the query project (in the corpus); `candidate_ids` its candidates (distinct, in
   the corpus, not the query itself), in the fixed order every method sees; `gold_ids` 1 to 5 of
@@ -48,7 +49,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from inspect_ai.dataset import Sample
 
@@ -235,18 +236,34 @@ def load(data_path: str | None, variant: str | None) -> Loaded:
 # -- the local format --------------------------------------------------------------------------
 
 
+def _is_id(value: object) -> TypeGuard[str]:
+    """A non-empty string without a comma, a newline or surrounding whitespace: the solvers'
+    `[RESULT] id, id, ...` line splits at commas, so such an id would not read back whole."""
+    return (
+        isinstance(value, str)
+        and value == value.strip()
+        and "," not in value
+        and value.splitlines() == [value]  # neither empty nor broken over lines
+    )
+
+
+ID_RULE = "a non-empty string without a comma, a line break or surrounding whitespace"
+
+
 def _id(record: dict[str, Any], key: str, where: str) -> str:
     value = record.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{where}: '{key}' must be a non-empty string, got {shown(value)}")
+    if not _is_id(value):
+        raise ValueError(f"{where}: '{key}' must be {ID_RULE}, got {shown(value)}")
     return value
 
 
 def _ids(record: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = record.get(key)
-    ok = isinstance(value, list) and all(isinstance(x, str) and x.strip() for x in value)
+    ok = isinstance(value, list) and all(_is_id(x) for x in value)
     if not ok or not value or len(set(value)) != len(value):
-        raise ValueError(f"{where}: '{key}' must be a list of distinct ids, got {shown(value)}")
+        raise ValueError(
+            f"{where}: '{key}' must be a list of distinct ids, each {ID_RULE}, got {shown(value)}"
+        )
     return tuple(value)
 
 
@@ -551,7 +568,7 @@ def draw_pairs(queries: Sequence[Query], n: int, seed: int) -> list[Pair]:
 PAIR_PROMPT = (
     "Each of two projects, A and B, was checked against a database of earlier projects and came "
     "back with the references that overlap it most. Which project do its references duplicate "
-    "more: project A ({a}) or project B ({b})? Answer A or B."
+    "more: project A ({a}) or project B ({b})?"
 )
 
 

@@ -114,10 +114,15 @@ def debate_record(rounds: Sequence[Sequence[tuple[int, str]]], current: bool = F
     return "Record of the debate so far:\n\n" + "\n\n".join(blocks) + "\n\n"
 
 
+# every expert and the senior judge without a prior leaning (the paper's neutrality instruction)
+NEUTRAL = (
+    "As an independent expert you hold no preconceived view of any project's research content."
+)
+
+
 def _expert(expert: int, agents: int, k: int) -> str:
     return (
-        f"You are Expert {expert}, one of {agents} experts on the panel. As an independent "
-        "expert you hold no preconceived view of any project's research content. The objective: "
+        f"You are Expert {expert}, one of {agents} experts on the panel. {NEUTRAL} The objective: "
         f"following the detection criteria, determine the {k} candidate projects most relevant to "
         "the project under detection."
     )
@@ -154,8 +159,8 @@ def _result_line(k: int) -> str:
 def senior(agents: int, k: int) -> str:
     """The senior expert's ask, after the whole record."""
     return (
-        f"You are the senior expert reviewing the discussion of these {agents} experts. Analyse "
-        "the experts' consensus and where they disagree, judge their reasons against the "
+        f"You are the senior expert reviewing the discussion of these {agents} experts. {NEUTRAL} "
+        "Analyse the experts' consensus and where they disagree, judge their reasons against the "
         f"detection criteria, and decide the {k} candidate projects most relevant to the project "
         f"under detection.\n\n{_result_line(k)}"
     )
@@ -182,11 +187,17 @@ def feedback_opening(
     question: Question, project: str | None, references: Sequence[str], domain: str
 ) -> Content:
     """What every feedback call of a query opens with: the project under detection (the sample's
-    question; or, when a project's view is given, the question as the task and then the view)
-    and its references' views, numbered from 1."""
+    question; or, when a project's view is given, the question as context only, since the judges
+    score the one project and do not answer it, and then the view) and its references' views,
+    numbered from 1."""
     subject: tuple[str | Question, ...] = ("The project under detection:\n", question)
     if project is not None:
-        subject = ("The task:\n", question, f"\n\nThe project under detection:\n{project}")
+        subject = (
+            "What this assessment is for (context only: do not answer this question; assess "
+            "only the project under detection below):\n",
+            question,
+            f"\n\nThe project under detection:\n{project}",
+        )
     shown = "\n\n".join(f"Reference {i}: {view}" for i, view in enumerate(references, 1))
     return compose(
         f"A new project, the project under detection, is checked for duplication of earlier "

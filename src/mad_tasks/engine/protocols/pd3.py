@@ -15,8 +15,9 @@ read token by token: any character that is not an ASCII letter or digit separate
 newlines, "and", brackets, bold), words that are not labels are skipped, labels outside the group
 and repeats are dropped, order is kept. On the lines after the tag's own line a leading list number
 ("1. P123", "2) P456") is not a label. Once a label has been read, the list ends at the first
-non-blank line without a label of any group or a bare number, so prose after it is not read. No tag, or no label in the list:
-None (the caller asks again, then fills). Nothing is filled at random: `fill` completes a short
+non-blank line without a label of any group or a bare number, or holding a word of letters only
+other than "and", so prose after it is not read. No tag, or no label in the list: None (the caller
+asks again, then fills). Nothing is filled at random: `fill` completes a short
 list from the experts' final picks (most-named first, ties by preliminary order), then in
 preliminary order, and says which slots it filled.
 
@@ -25,8 +26,9 @@ k highest, ties broken by (1) rank points (k for rank 1 ... 1 for rank k, summed
 the experts' round-0 picks of c, (3) preliminary rank; `rule` names the one that decided between
 the k-th and the (k+1)-th candidate.
 
-Score (spec 1.6). `[RESULT]8`, `[RESULT]: 8`, `[RESULT] **8/10**` after the last tag read 8; a
-score outside 1..10, a fraction, another denominator or no number is None, never clamped.
+Score (spec 1.6). `[RESULT]8`, `[RESULT]: 8`, `[RESULT] **8/10**`, `8 out of 10` after the last
+tag read 8; a score outside 1..10, another denominator, no number, or any other digit on the rest
+of the score's line (a hedge, "7 or 8", "7-8"; a decimal, "7.5", "7,5") is None, never clamped.
 
 Every reader runs in linear time and never raises.
 """
@@ -182,8 +184,11 @@ def read_result(text: str, labels: Sequence[str]) -> tuple[str, ...] | None:
         tokens = [m.group() for m in _TOKEN.finditer(line)]
         if n and tokens and _ITEM_NUMBER.match(line):
             tokens = tokens[1:]  # the list number
-        if found and not any(matcher.names_one(t) for t in tokens):
-            break  # prose after the list
+        if found and (
+            not any(matcher.names_one(t) for t in tokens)
+            or any(t.isalpha() and t.lower() != "and" for t in tokens)
+        ):
+            break  # prose after the list, even when it names a label ("P555 was close")
         found.extend(label for t in tokens if (label := matcher.label(t)) is not None)
     return _unique(found) or None
 
@@ -199,20 +204,26 @@ def read_picks(text: str, labels: Sequence[str]) -> tuple[str, ...]:
     return _unique([label for label in found if label is not None])
 
 
-# a score after the tag: marks and spaces, the number, an optional "/10"; no sign, no fraction
+# a score after the tag: marks and spaces, the number, an optional "/10" or "out of 10"
 _SCORE = re.compile(
-    r"[\s:=*_`'\"]{0,20}([0-9]++)(?!\.[0-9])(?:[^\S\n]{0,3}/[^\S\n]{0,3}([0-9]++))?"
+    r"[\s:=*_`'\"]{0,20}([0-9]++)"
+    r"(?:[^\S\n]{0,3}(?:/|(?i:out)[^\S\n]{1,3}(?i:of))[^\S\n]{0,3}([0-9]++))?"
 )
 SCORE_RANGE = range(1, 11)
 
 
 def read_score(text: str) -> int | None:
-    """The judge's integer score after the last `[RESULT]` tag: 1..10, "8/10" read as 8; any other
-    denominator, a value outside 1..10, a fraction or no number: None (never clamped)."""
+    """The judge's integer score after the last `[RESULT]` tag: 1..10, "8/10" and "8 out of 10"
+    read as 8; any other denominator, a value outside 1..10, another digit on the rest of the line
+    (a hedge, "7 or 8"; a decimal, "7.5") or no number: None (never clamped)."""
     end = _last_tag_end(text)
     match = None if end is None else _SCORE.match(text, end)
     if match is None or match.group(2) not in (None, "10"):
         return None
+    line_end = text.find("\n", match.end())
+    rest = text[match.end() : None if line_end < 0 else line_end]
+    if any(c.isdigit() for c in rest):
+        return None  # a hedge or a decimal is an abstention, not its first number
     digits = match.group(1).lstrip("0") or "0"
     if len(digits) > 2:
         return None  # out of range, and never converted (a long one would not convert)
