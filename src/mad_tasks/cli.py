@@ -5,6 +5,9 @@ run's method can show, and no solver can set a tag during its run. This command 
 afterwards, from what the log's header records, through Inspect's public edit API
 (`edit_eval_log`: the edit is kept in the log with its provenance; the eval's spec is untouched).
 `inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time.
+
+`mad-tasks report` and `mad-tasks compare` are here as commands; their work is in `report.py` and
+`compare.py`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -90,9 +94,93 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=[os.environ.get("INSPECT_LOG_DIR", "./logs")],
         help="log files or directories (default: $INSPECT_LOG_DIR, else ./logs)",
     )
+    _add_report_commands(commands)
     args = parser.parse_args(argv)
+    if args.command in ("report", "compare"):
+        status = _report(args.log_dir, args.out) if args.command == "report" else _compare(args)
+        if status:
+            sys.exit(status)
+        return
     for log_file, outcome in tag_logs(args.paths):
         print(f"{log_file}: {outcome}")
+
+
+def _add_report_commands(commands: Any) -> None:
+    report = commands.add_parser(
+        "report",
+        help="compare the runs of a log directory: tables, an accuracy-vs-tokens plot",
+        description="Per task, a table of solver x model (headline score with stderr, samples, "
+        "calls, tokens spent and cached per sample, cost where Inspect priced the run) as "
+        "report.md, report.csv and a self-contained report.html, and an accuracy-vs-tokens plot "
+        "with the Pareto front (in the HTML and as <task>.png; needs mad-tasks[report]).",
+    )
+    report.add_argument("log_dir", help="a directory of Inspect logs, read recursively")
+    report.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
+    compare = commands.add_parser(
+        "compare",
+        help="run several solvers (x models) over one task, one log each, then the report",
+        description="`inspect eval-set` keeps only the last --solver; this runs one eval set per "
+        "solver (in LOG_DIR/<solver>), every solver x model its own log, then writes the report "
+        "(LOG_DIR/report). Re-running the same command resumes an interrupted comparison. "
+        "INSPECT_DISPLAY sets Inspect's display.",
+    )
+    compare.add_argument("task", help="a task's registered name, e.g. mad_tasks/strategyqa")
+    compare.add_argument(
+        "--solver",
+        action="append",
+        required=True,
+        help='a solver and its own options, e.g. --solver "du_debate agents=4" (repeat it)',
+    )
+    compare.add_argument("--model", action="append", required=True, help="a model (repeat it)")
+    compare.add_argument(
+        "-T", action="append", default=[], metavar="NAME=VALUE", help="a task option"
+    )
+    compare.add_argument(
+        "-S", action="append", default=[], metavar="NAME=VALUE", help="an option for every solver"
+    )
+    compare.add_argument("--limit", type=int, help="samples per run")
+    compare.add_argument("--log-dir", required=True, help="the comparison's log directory")
+    compare.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
+
+
+def _report(log_dir: str, out: str | None) -> int:
+    from .report import write_report  # pandas and matplotlib load only for this command
+
+    written = write_report(log_dir, out or str(Path(log_dir) / "report"))
+    for note in written.report.notes:
+        print(note)
+    if written.plots_left_out:
+        print('plots left out: matplotlib is not installed (pip install "mad-tasks[report]")')
+    if not written.report.tables:
+        print(f"no finished logs under {log_dir}")
+        return 1
+    for path in written.files:
+        print(f"wrote {path}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import SolverChoice, compare, parse_options
+
+    try:
+        runs = compare(
+            args.task,
+            [SolverChoice.parse(text) for text in args.solver],
+            args.model,
+            args.log_dir,
+            task_args=parse_options(args.T, "-T"),
+            solver_args=parse_options(args.S, "-S"),
+            limit=args.limit,
+        )
+    except (ValueError, LookupError) as error:  # an option or name refused before any model call
+        print(f"mad-tasks compare: {error}", file=sys.stderr)
+        return 2
+    unfinished = [run.solver.label for run in runs if not run.success]
+    status = _report(args.log_dir, args.out)
+    if unfinished:
+        print(f"unfinished: {', '.join(unfinished)}; run the same command again to resume")
+        return 1
+    return status
 
 
 if __name__ == "__main__":

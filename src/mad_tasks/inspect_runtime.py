@@ -31,7 +31,7 @@ from inspect_ai.model import (
 from inspect_ai.util import JSONSchema, span
 
 from ._inspect_compat import active_generate_config
-from .engine.runtime import Call, Msg, Reply, Usage
+from .engine.runtime import Call, Msg, Reply, Usage, role_candidates
 
 T = TypeVar("T")
 
@@ -43,12 +43,6 @@ current_call: ContextVar[Call | None] = ContextVar("mad_tasks_current_call", def
 _innermost_span: ContextVar[str | None] = ContextVar("mad_tasks_innermost_span", default=None)
 
 _MESSAGE = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
-
-
-def role_candidates(role: str) -> list[str]:
-    """`agent_3` falls back to the shared `agent` role, then to the main model."""
-    prefix = role.rsplit("_", 1)[0]
-    return [role, prefix] if prefix != role and role.rsplit("_", 1)[1].isdigit() else [role]
 
 
 # what an unbound role falls back to: the model under evaluation

@@ -31,6 +31,13 @@ class Msg:
         return text_of(self.content)
 
 
+def role_candidates(role: str) -> list[str]:
+    """The bindings a role's calls look for, in order: `agent_3` falls back to the shared `agent`
+    role; a host's default model comes after them."""
+    prefix = role.rsplit("_", 1)[0]
+    return [role, prefix] if prefix != role and role.rsplit("_", 1)[1].isdigit() else [role]
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0

@@ -1,0 +1,48 @@
+"""Debate columns for Inspect's dataframes: `samples_df(logs, columns=SampleSummary + DebateColumns)`.
+
+Every debate figure is a score of its own (`scorers/figures.py`), so `samples_df` already has it as
+`score_calls`, `score_rounds`, ...; these columns give the figures their plain names and the method
+its own column (`method`, from the `mad_tasks/method` score), read from the sample summaries (no
+full sample is loaded). A figure a sample does not have (unscored, or a task without its scorer) is
+None, never 0. `figure_columns("turns", "votes")` adds any other figure the same way (the
+decision turn and votes of `decision_stats()`, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from inspect_ai.analysis import Column, SampleColumn
+from inspect_ai.log import EvalSample, EvalSampleSummary
+
+from ._inspect_sample import METHOD_SCORE
+from .scorers.debate_stats import FIGURES
+
+Sample = EvalSample | EvalSampleSummary
+
+
+def _score_value(name: str) -> Callable[[Sample], int | float | str | None]:
+    """A sample's value of the score `name`; None when it has none or it is unscored (NaN)."""
+
+    def value(sample: Sample) -> int | float | str | None:
+        score = (sample.scores or {}).get(name)
+        got = None if score is None else score.value
+        if isinstance(got, float) and math.isnan(got):
+            return None
+        return got if isinstance(got, int | float | str) else None
+
+    return value
+
+
+def figure_columns(*names: str) -> list[Column]:
+    """Columns of the figures `names`, each named for its figure."""
+    return [SampleColumn(name, path=_score_value(name)) for name in names]
+
+
+DebateColumns: list[Column] = [
+    SampleColumn("method", path=_score_value(METHOD_SCORE)),
+    *figure_columns(*(figure.name for figure in FIGURES)),
+]
+"""The method and the `debate_stats()` figures: rounds, calls, input/output tokens, cached calls and
+tokens, calls without usage, answer changes, abstentions."""

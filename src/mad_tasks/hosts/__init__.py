@@ -1,0 +1,1 @@
+"""Hosts of the engine besides Inspect: each implements `engine.runtime.Runtime` for its framework."""

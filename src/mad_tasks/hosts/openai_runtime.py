@@ -1,0 +1,135 @@
+"""The engine's `Runtime` over OpenAI-compatible chat completions, through the `openai` client.
+
+Each role's calls go to an `Endpoint` (a model, a base URL, a key): the role's own, else its shared
+role's (`agent_3` falls back to `agent`), else the host's default. One runtime serves one debate on
+one event loop: its clients are made on first use and closed when the debate ends, so debates run
+from different threads share nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from openai import AsyncOpenAI
+
+from ..engine.runtime import Call, Msg, Reply, Usage, role_candidates
+
+T = TypeVar("T")
+
+# what an unbound role falls back to
+DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    model: str
+    base_url: str | None = None  # None: the client's default (OPENAI_BASE_URL, else OpenAI's)
+    api_key: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        """For the record: the key is left out."""
+        return {"model": self.model, "base_url": self.base_url}
+
+
+def resolve_endpoint(
+    role: str, roles: Mapping[str, Endpoint], default: Endpoint
+) -> tuple[Endpoint, str | None]:
+    """The endpoint of a role's calls and the binding it came from: None for the role's own, the
+    shared role's name, or `DEFAULT`."""
+    for candidate in role_candidates(role):
+        if candidate in roles:
+            return roles[candidate], None if candidate == role else candidate
+    return default, DEFAULT
+
+
+def chat_message(m: Msg) -> dict[str, Any]:
+    """Text parts become OpenAI text parts; any other part is an OpenAI content part the prompt
+    carried (an image), sent as it came."""
+    if isinstance(m.content, str):
+        return {"role": m.role, "content": m.content}
+    parts = [{"type": "text", "text": p} if isinstance(p, str) else p for p in m.content]
+    return {"role": m.role, "content": parts}
+
+
+def reported_usage(usage: Any) -> Usage | None:
+    """The reply's token usage; None when the server reported none (an all-zero count is no
+    count: every call sends input)."""
+    if usage is None:
+        return None
+    spent = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+    return None if spent.input_tokens == spent.output_tokens == 0 else spent
+
+
+# (the call, the messages sent, the reply): a host's log of every call (OpenAI evals' record)
+OnReply = Callable[[Call, list[dict[str, Any]], Reply], None]
+
+
+class OpenAIRuntime:
+    """Use as `async with OpenAIRuntime(...) as runtime:` so its clients close with the debate."""
+
+    def __init__(
+        self,
+        roles: Mapping[str, Endpoint],
+        default: Endpoint,
+        on_reply: OnReply | None = None,
+    ) -> None:
+        self.roles = roles
+        self.default = default
+        self.on_reply = on_reply
+        self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
+        # every role called, as its record names it: {"model", "base_url", "fallback"}
+        self.resolved: dict[str, dict[str, str | None]] = {}
+        self.infos: list[tuple[str, str | dict[str, Any]]] = []
+
+    async def __aenter__(self) -> OpenAIRuntime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for client in self._clients.values():
+            await client.close()
+
+    def _client(self, endpoint: Endpoint) -> AsyncOpenAI:
+        key = (endpoint.base_url, endpoint.api_key)
+        if key not in self._clients:
+            self._clients[key] = AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
+        return self._clients[key]
+
+    async def call(self, call: Call) -> Reply:
+        if call.schema is not None:  # no method this host runs asks for one
+            raise ValueError(f"{call.purpose}: this runtime sends no JSON schema for a reply")
+        endpoint, fallback = resolve_endpoint(call.role, self.roles, self.default)
+        self.resolved.setdefault(call.role, {**endpoint.to_dict(), "fallback": fallback})
+        # unset settings are left out: the server's defaults apply
+        given = {
+            "temperature": call.temperature,
+            "max_tokens": call.max_tokens,
+            "top_p": call.top_p,
+        }
+        settings: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        messages: list[Any] = [chat_message(m) for m in call.messages]
+        response = await self._client(endpoint).chat.completions.create(
+            model=endpoint.model, messages=messages, **settings
+        )
+        choices = response.choices
+        # a reply with no text is an unreadable reply, followed up like any other
+        text = (choices[0].message.content or "") if choices else ""
+        reply = Reply(text, reported_usage(response.usage))
+        if self.on_reply is not None:
+            self.on_reply(call, messages, reply)
+        return reply
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        return list(await asyncio.gather(*calls))
+
+    def span(self, name: str) -> Any:
+        return nullcontext()  # no viewer here: the record holds every round and call
+
+    def agent_span(self, agent: str) -> Any:
+        return nullcontext()
+
+    def info(self, title: str, data: str | dict[str, Any]) -> None:
+        self.infos.append((title, data))

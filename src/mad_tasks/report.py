@@ -1,0 +1,444 @@
+"""`mad-tasks report`: the comparison users run debates for, from a directory of Inspect logs.
+
+Per task, one row per solver (its method, `-S` options and role bindings, as `mad-tasks tag` labels
+a run) and main model: the log's headline score with its stderr, the samples, and per sample the
+model calls, the tokens spent and served from Inspect's cache, and the cost where Inspect priced the
+run. Written as markdown and CSV, and as a self-contained HTML page (the table and the plot as
+inline SVG, nothing fetched) with a PNG of each task's plot: score against tokens per sample, the
+Pareto front marked.
+
+The logs are read with Inspect's own dataframes: `evals_df` for each log's header (the headline,
+the usage and its cost), `samples_df` with `DebateColumns` for the debate figures of each sample.
+The plot needs matplotlib (`pip install "mad-tasks[report]"`); without it the tables are written
+and the command says the plots were left out.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from inspect_ai.analysis import (
+    EvalColumn,
+    EvalInfo,
+    EvalModel,
+    EvalResults,
+    evals_df,
+    samples_df,
+)
+from inspect_ai.log import EvalLog
+
+from .analysis import DebateColumns
+from .cli import run_label
+
+HEADLINE_RULE = (
+    "Score: each log's headline metric as Inspect resolves it (the task's declared headline metric, "
+    "else the first metric of the task's first scorer: `accuracy` of `final_answer` or `choice` in "
+    "this package's tasks), with that scorer's `stderr`."
+)
+TOKENS_RULE = (
+    "Per sample: the means of the debate figures over the samples that have them (`debate_stats()`). "
+    "Tokens spent are input + output tokens this run paid for; tokens cached are those of replies "
+    "served from Inspect's cache. The plot's cost axis is their sum, the tokens a method uses "
+    "whether or not a cache served them, so a cached re-run lands where its first run did."
+)
+COST_RULE = (
+    "Cost: dollars per sample of the whole run (graders included) as Inspect recorded it, for the "
+    "models it has a price for (its model database, `set_model_info`, `--model-cost-config`); "
+    "blank when any model of the run had none."
+)
+PARETO_RULE = (
+    "Pareto front: the rows no other row of the task beats, i.e. none uses at most as many tokens "
+    "per sample and scores at least as high, one of the two strictly."
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One log: a solver on a main model over a task. Per-sample figures are None when no sample
+    has them (a task without `debate_stats()`)."""
+
+    task: str
+    solver: str
+    model: str
+    headline: str | None  # "final_answer accuracy"
+    score: float | None
+    stderr: float | None
+    samples: int
+    calls: float | None
+    input_tokens: float | None
+    output_tokens: float | None
+    cached_input_tokens: float | None
+    cached_output_tokens: float | None
+    calls_without_usage: float | None
+    cost: float | None  # dollars per sample
+    log: str
+    pareto: bool = False
+
+    @property
+    def spent_tokens(self) -> float | None:
+        return _sum(self.input_tokens, self.output_tokens)
+
+    @property
+    def cached_tokens(self) -> float | None:
+        return _sum(self.cached_input_tokens, self.cached_output_tokens)
+
+    @property
+    def tokens(self) -> float | None:
+        """The plot's cost axis: tokens used per sample, spent or served from the cache."""
+        return _sum(self.spent_tokens, self.cached_tokens)
+
+
+@dataclass(frozen=True)
+class Report:
+    tables: dict[str, list[Row]]  # task (with its -T options) -> its rows
+    notes: list[str]  # logs left out, and why
+
+
+def _sum(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def pareto_front(points: Sequence[tuple[float, float]]) -> list[bool]:
+    """Which `(cost, score)` points are on the Pareto front (lower cost and higher score are
+    better): those no other point matches or beats on both, strictly on one. Equal points are
+    both on it or both off."""
+    front = [False] * len(points)
+    best: tuple[float, float] | None = None  # the last front point, in order of cost
+    for i in sorted(range(len(points)), key=lambda i: (points[i][0], -points[i][1])):
+        if best is None or points[i][1] > best[1] or points[i] == best:
+            front[i] = True
+            best = points[i]
+    return front
+
+
+# ---- reading the logs
+
+
+def _task_label(log: EvalLog) -> str:
+    """The task's name and the `-T` options given: runs with other options are another table."""
+    options = " ".join(f"{k}={v}" for k, v in (log.eval.task_args_passed or {}).items())
+    return f"{log.eval.task} ({options})" if options else log.eval.task
+
+
+def _run_cost(log: EvalLog) -> float | None:
+    """The run's cost in dollars, or None when a model of it had no price."""
+    usages = log.stats.model_usage.values()
+    costs = [usage.total_cost for usage in usages]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
+EVAL_COLUMNS = [
+    *EvalInfo,
+    *EvalModel,
+    *EvalResults,
+    EvalColumn("task_label", path=_task_label),
+    EvalColumn("solver_label", path=lambda log: run_label(log) or "(none)"),
+    EvalColumn("run_cost", path=_run_cost),
+]
+FIGURES = (
+    "calls",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cached_output_tokens",
+    "calls_without_usage",
+)
+
+
+def read_report(log_dir: str) -> Report:
+    """The rows of every finished log under `log_dir`, by task, the Pareto front marked. Of logs
+    with the same task, solver and model the newest is kept."""
+    evals = evals_df(log_dir, columns=EVAL_COLUMNS).to_dict("records")
+    notes = [f"left out {e['log']}: {e['status']}" for e in evals if e["status"] != "success"]
+    kept: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for e in sorted((e for e in evals if e["status"] == "success"), key=lambda e: e["created"]):
+        key = (e["task_label"], e["solver_label"], e["model"])
+        if key in kept:
+            notes.append(f"left out {kept[key]['log']}: a newer log has the same run")
+        kept[key] = e
+    figures = _figures_by_log([e["log"] for e in kept.values()])
+    tables: dict[str, list[Row]] = {}
+    for e in kept.values():
+        tables.setdefault(e["task_label"], []).append(_row(e, figures.get(e["eval_id"], {})))
+    return Report({task: _with_front(rows) for task, rows in sorted(tables.items())}, notes)
+
+
+def _figures_by_log(logs: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Per log (eval id), each figure's mean over the samples that have it."""
+    values: dict[str, dict[str, list[float]]] = {}
+    if logs:
+        for sample in samples_df(list(logs), columns=DebateColumns).to_dict("records"):
+            by_figure = values.setdefault(sample["eval_id"], {f: [] for f in FIGURES})
+            for figure in FIGURES:
+                if _is_number(sample[figure]):
+                    by_figure[figure].append(float(sample[figure]))
+    return {
+        eval_id: {f: sum(v) / len(v) if v else None for f, v in by_figure.items()}
+        for eval_id, by_figure in values.items()
+    }
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _float(value: object) -> float | None:
+    """A dataframe cell as a number; None for a missing one (None, NA or NaN)."""
+    return float(value) if _is_number(value) else None
+
+
+def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
+    samples = int(e["completed_samples"] or 0)
+    run_cost, score = _float(e["run_cost"]), _float(e["score_headline_value"])
+    headline = " ".join(str(e[k]) for k in ("score_headline_score", "score_headline_metric"))
+    return Row(
+        task=e["task_label"],
+        solver=e["solver_label"],
+        model=e["model"],
+        headline=None if score is None else headline,
+        score=score,
+        stderr=_float(e["score_headline_stderr"]),
+        samples=samples,
+        calls=figures.get("calls"),
+        input_tokens=figures.get("input_tokens"),
+        output_tokens=figures.get("output_tokens"),
+        cached_input_tokens=figures.get("cached_input_tokens"),
+        cached_output_tokens=figures.get("cached_output_tokens"),
+        calls_without_usage=figures.get("calls_without_usage"),
+        cost=run_cost / samples if run_cost is not None and samples else None,
+        log=e["log"],
+    )
+
+
+def point(row: Row) -> tuple[float, float] | None:
+    """Where the row is plotted, `(tokens per sample, score)`; None without either."""
+    tokens, score = row.tokens, row.score
+    return None if tokens is None or score is None else (tokens, score)
+
+
+def _with_front(rows: list[Row]) -> list[Row]:
+    rows = sorted(rows, key=lambda r: (r.solver, r.model))
+    placed = [(i, p) for i, r in enumerate(rows) if (p := point(r)) is not None]
+    front = pareto_front([p for _, p in placed])
+    for (i, _), on in zip(placed, front):
+        rows[i] = replace(rows[i], pareto=on)
+    return rows
+
+
+# ---- writing
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def _score(row: Row) -> str:
+    if row.score is None:
+        return ""
+    return f"{row.score:.3f}" + ("" if row.stderr is None else f" ± {row.stderr:.3f}")
+
+
+COLUMNS = (
+    "solver",
+    "model",
+    "headline",
+    "score ± stderr",
+    "samples",
+    "calls",
+    "tokens spent",
+    "tokens cached",
+    "cost ($)",
+    "Pareto",
+)
+
+
+def _cells(row: Row) -> list[str]:
+    return [
+        row.solver,
+        row.model,
+        row.headline or "",
+        _score(row),
+        str(row.samples),
+        _number(row.calls),
+        _number(row.spent_tokens),
+        _number(row.cached_tokens),
+        "" if row.cost is None else f"{row.cost:.3g}",
+        "yes" if row.pareto else "",
+    ]
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def to_markdown(report: Report, log_dir: str) -> str:
+    lines = [f"# Methods compared: `{log_dir}`", ""]
+    lines += [HEADLINE_RULE, "", TOKENS_RULE, "", COST_RULE, "", PARETO_RULE, ""]
+    for task, rows in report.tables.items():
+        lines += [f"## {task}", "", "| " + " | ".join(COLUMNS) + " |"]
+        lines.append("|" + "---|" * len(COLUMNS))
+        lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(r)) + " |" for r in rows]
+        lines.append("")
+    lines += [f"- {note}" for note in report.notes]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_csv(report: Report, path: Path) -> None:
+    names = [f.name for f in fields(Row)]
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow([*names, "spent_tokens", "cached_tokens", "tokens"])
+        for rows in report.tables.values():
+            for r in rows:
+                values = [getattr(r, n) for n in names] + [
+                    r.spent_tokens,
+                    r.cached_tokens,
+                    r.tokens,
+                ]
+                writer.writerow(["" if v is None else v for v in values])
+
+
+STYLE = (
+    "body{font-family:sans-serif;margin:2em;max-width:70em}"
+    "table{border-collapse:collapse;margin:1em 0}"
+    "th,td{border:1px solid #bbb;padding:.3em .6em;text-align:right}"
+    "td:nth-child(-n+3),th{text-align:left}"
+    "tr.pareto{font-weight:bold}"
+    "figure{margin:1em 0}svg{max-width:100%;height:auto}"
+)
+
+
+def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
+    """The page: per task its table and its plot (`plots`: task -> inline SVG)."""
+    e = html.escape
+    parts = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Methods compared: {e(log_dir)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>Methods compared: <code>{e(log_dir)}</code></h1>",
+        *(f"<p>{e(rule)}</p>" for rule in (HEADLINE_RULE, TOKENS_RULE, COST_RULE, PARETO_RULE)),
+    ]
+    for task, rows in report.tables.items():
+        parts += [f"<h2>{e(task)}</h2>", "<table><thead><tr>"]
+        parts += [f"<th>{e(c)}</th>" for c in COLUMNS] + ["</tr></thead><tbody>"]
+        for r in rows:
+            parts.append('<tr class="pareto">' if r.pareto else "<tr>")
+            parts += [f"<td>{e(c)}</td>" for c in _cells(r)] + ["</tr>"]
+        parts.append("</tbody></table>")
+        if task in plots:
+            parts.append(f"<figure>{plots[task]}</figure>")
+    if not plots:
+        parts.append("<p>Plots left out: matplotlib is not installed (mad-tasks[report]).</p>")
+    parts += [f"<p>{e(note)}</p>" for note in report.notes] + ["</body></html>\n"]
+    return "\n".join(parts)
+
+
+def plot(task: str, rows: Sequence[Row]) -> Any:
+    """The task's score against tokens per sample, one marker per model, each point named by its
+    solver, stderr as error bars, the Pareto front as a dashed step line. A matplotlib Figure
+    (drawn without pyplot: no display, no global state)."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    figure = Figure(figsize=(8, 5.5), layout="constrained")
+    axes = figure.add_subplot()
+    placed = [(r, p) for r in rows if (p := point(r)) is not None]
+    markers = "osD^vP*Xh<>"
+    for i, model in enumerate(sorted({r.model for r, _ in placed})):
+        mine = [(r, p) for r, p in placed if r.model == model]
+        axes.errorbar(
+            [p[0] for _, p in mine],
+            [p[1] for _, p in mine],
+            yerr=[r.stderr or 0.0 for r, _ in mine],
+            fmt=markers[i % len(markers)],
+            capsize=3,
+            label=model,
+        )
+        for r, p in mine:
+            axes.annotate(r.solver[:40], p, textcoords="offset points", xytext=(6, 4))
+    front = sorted(p for r, p in placed if r.pareto)
+    if front:
+        xs, ys = zip(*front)
+        axes.step(xs, ys, where="post", linestyle="--", color="grey", label="Pareto front")
+        axes.scatter(xs, ys, s=220, facecolors="none", edgecolors="grey")
+    tokens = [p[0] for _, p in placed]
+    if tokens and min(tokens) > 0 and max(tokens) >= 10 * min(tokens):
+        axes.set_xscale("log")
+        axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 200
+        axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.margins(x=0.15, y=0.08)  # room for the solvers' names
+    axes.set_xlabel("tokens per sample (input + output, cached included)")
+    axes.set_ylabel(next((r.headline for r, _ in placed if r.headline), "score"))
+    axes.set_title(task)
+    axes.grid(True, alpha=0.3)
+    if placed:
+        axes.legend(loc="best")
+    return figure
+
+
+SVG_METADATA = ("Creator", "Date", "Format", "Type")
+
+
+def _svg(figure: Any) -> str:
+    """The figure as inline SVG: its text kept as text, no XML prolog or DOCTYPE."""
+    from matplotlib import rc_context
+
+    text = io.StringIO()
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "mad-tasks"}):
+        # no metadata block: only the namespace declarations name a URL, and nothing is fetched
+        figure.savefig(text, format="svg", metadata=dict.fromkeys(SVG_METADATA))
+    svg = text.getvalue()
+    return svg[svg.index("<svg") :]
+
+
+def _file_names(tasks: Iterable[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for task in tasks:
+        name = task.split(" (", 1)[0].rsplit("/", 1)[-1]  # the task's name, without options
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "task"
+        name, n = f"{stem}.png", 1
+        while name in names.values():
+            n += 1
+            name = f"{stem}-{n}.png"
+        names[task] = name
+    return names
+
+
+@dataclass(frozen=True)
+class Written:
+    report: Report
+    files: list[Path]
+    plots_left_out: bool  # matplotlib is not installed
+
+
+def write_report(log_dir: str, out_dir: str | Path) -> Written:
+    """Read the logs under `log_dir`; write report.md, report.csv, report.html and a PNG per task
+    into `out_dir`."""
+    report = read_report(log_dir)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / "report.md", out / "report.csv", out / "report.html"]
+    files[0].write_text(to_markdown(report, log_dir), encoding="utf-8")
+    write_csv(report, files[1])
+    plots: dict[str, str] = {}
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        plots_left_out = True
+    else:
+        plots_left_out = False
+        for task, name in _file_names(report.tables).items():
+            figure = plot(task, report.tables[task])
+            figure.savefig(out / name, format="png", dpi=120)
+            plots[task] = _svg(figure)
+            files.append(out / name)
+    files[2].write_text(to_html(report, log_dir, plots), encoding="utf-8")
+    return Written(report, files, plots_left_out)

@@ -1,0 +1,261 @@
+"""`mad-tasks report` and `mad-tasks compare`, and the debate columns for `samples_df`.
+
+The logs are real offline evals on the simulated model: three solvers x two models on the StrategyQA
+fixture, one model priced (`set_model_info`) and one not. Every number of the report is checked
+against the logs read directly, the Pareto flags against a brute-force oracle.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.analysis import SampleSummary, samples_df
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import ModelCost, ModelInfo, set_model_info
+from inspect_ai.solver import SolverSpec
+from testdata import STRATEGYQA
+
+from mad_tasks.analysis import DebateColumns, figure_columns
+from mad_tasks.cli import main
+from mad_tasks.compare import SolverChoice, parse_option
+from mad_tasks.report import pareto_front, write_report
+from mad_tasks.tasks.strategyqa import strategyqa
+
+SOLVERS = ("single", "self_consistency", "du_debate")
+MODELS = ("madsim/priced", "madsim/unpriced")  # names of their own: the price stays registered
+CALLS = {"single": 1, "self_consistency": 5, "du_debate": 6}  # defaults: 5 samples; 3 agents x 2
+PRICE = ModelCost(input=1.0, output=2.0, input_cache_write=1.0, input_cache_read=0.5)  # $/M tokens
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    logs = tmp_path_factory.mktemp("report") / "logs"
+    set_model_info("madsim/priced", ModelInfo(cost=PRICE))  # Inspect prices its calls
+    for solver in SOLVERS:
+        done = eval(
+            strategyqa(data_path=str(STRATEGYQA)),
+            model=list(MODELS),
+            solver=SolverSpec(solver, {}, {}),
+            limit=3,
+            display="none",
+            log_dir=str(logs),
+        )
+        assert [log.status for log in done] == ["success", "success"]
+    return logs
+
+
+@pytest.fixture(scope="module")
+def out(log_dir: Path) -> Path:
+    out = log_dir.parent / "report"
+    main(["report", str(log_dir), "--out", str(out)])
+    return out
+
+
+def full_logs(log_dir: Path) -> dict[tuple[str, str], EvalLog]:
+    logs = [read_eval_log(info.name) for info in list_eval_logs(str(log_dir))]
+    return {(log.eval.solver, log.eval.model): log for log in logs}
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def csv_rows(out: Path) -> dict[tuple[str, str], dict[str, str]]:
+    with (out / "report.csv").open(encoding="utf-8") as file:
+        return {(r["solver"], r["model"]): r for r in csv.DictReader(file)}
+
+
+def test_the_table_has_a_row_per_solver_and_model_with_the_logs_numbers(
+    log_dir: Path, out: Path
+) -> None:
+    rows = csv_rows(out)
+    assert set(rows) == {(s, m) for s in SOLVERS for m in MODELS}
+    for (solver, model), log in full_logs(log_dir).items():
+        row = rows[(solver, model)]
+        [headline] = [s for s in log.results.scores if s.name == "final_answer"]
+        samples = log.samples
+        assert row["task"] == f"mad_tasks/strategyqa (data_path={STRATEGYQA})"
+        assert row["headline"] == "final_answer accuracy"
+        assert float(row["score"]) == pytest.approx(headline.metrics["accuracy"].value)
+        assert float(row["stderr"]) == pytest.approx(headline.metrics["stderr"].value)
+        assert int(row["samples"]) == len(samples) == 3
+        calls = [sum(e.event == "model" for e in s.events) for s in samples]
+        assert calls == [CALLS[solver]] * 3
+        assert float(row["calls"]) == CALLS[solver]
+        usage = [next(iter(s.model_usage.values())) for s in samples]
+        spent = mean([u.input_tokens + u.output_tokens for u in usage])
+        assert float(row["spent_tokens"]) == pytest.approx(spent)
+        assert float(row["input_tokens"]) == pytest.approx(mean([u.input_tokens for u in usage]))
+        assert float(row["cached_tokens"]) == 0.0
+        assert float(row["tokens"]) == pytest.approx(spent)  # the plot's axis: spent + cached
+        if model == "madsim/priced":  # $1 per million input tokens, $2 per million output tokens
+            dollars = mean([(u.input_tokens + 2 * u.output_tokens) / 1e6 for u in usage])
+            assert float(row["cost"]) == pytest.approx(dollars)
+        else:
+            assert row["cost"] == ""  # no price: blank, never 0
+
+
+def test_the_pareto_flags_are_the_rows_no_other_row_beats(out: Path) -> None:
+    rows = csv_rows(out).values()
+    points = {(r["solver"], r["model"]): (float(r["tokens"]), float(r["score"])) for r in rows}
+
+    def beaten(p: tuple[float, float]) -> bool:
+        return any(q[0] <= p[0] and q[1] >= p[1] and q != p for q in points.values())
+
+    flags = {(r["solver"], r["model"]): r["pareto"] == "True" for r in rows}
+    assert flags == {key: not beaten(p) for key, p in points.items()}
+    assert any(flags.values())
+
+
+def test_the_markdown_table_shows_each_row(log_dir: Path, out: Path) -> None:
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert f"## mad_tasks/strategyqa (data_path={STRATEGYQA})" in text
+    assert "| solver | model | headline | score ± stderr | samples | calls |" in text
+    for (solver, model), row in csv_rows(out).items():
+        score = f"{float(row['score']):.3f} ± {float(row['stderr']):.3f}"
+        cells = [solver, model, "final_answer accuracy", score, "3", f"{CALLS[solver]:.1f}"]
+        assert "| " + " | ".join(cells) + " |" in text
+
+
+def test_the_html_page_holds_the_table_and_the_plot_and_fetches_nothing(out: Path) -> None:
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("<table>") == 1 and page.count("<svg") == 1
+    for solver, model in csv_rows(out):
+        assert f"<td>{solver}</td>" in page and f"<td>{model}</td>" in page
+        assert f">{solver}</text>" in page  # each point named in the plot, as text
+    assert ">Pareto front</text>" in page and ">madsim/priced</text>" in page
+    assert not re.search(r"<(script|link|img|iframe)\b|@import|url\((?!#)", page)  # #: in-page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    # the one place a URL appears: the SVG's namespace names, which are never fetched
+    assert set(re.findall(r"""(\S+)=["']https?://""", page)) == {"xmlns", "xmlns:xlink"}
+
+
+def test_the_png_is_the_plot(out: Path) -> None:
+    [png] = out.glob("*.png")
+    assert png.name == "strategyqa.png"
+    data = png.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR"
+    assert struct.unpack(">II", data[16:24]) == (960, 660)  # 8 x 5.5 inches at 120 dpi
+    assert len(data) > 20_000  # drawn, not blank
+
+
+def test_without_matplotlib_the_tables_are_written_and_the_plots_left_out(
+    log_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    written = write_report(str(log_dir), tmp_path)
+    assert written.plots_left_out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.csv", "report.html", "report.md"]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<svg" not in page and "matplotlib is not installed" in page
+    assert page.count("<tr>") + page.count('<tr class="pareto">') == 1 + 6
+
+
+def test_a_directory_without_logs_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", str(tmp_path), "--out", str(tmp_path / "report")])
+    assert stopped.value.code == 1
+
+
+@pytest.mark.parametrize(
+    "points, front",
+    [
+        ([], []),
+        ([(3.0, 0.1)], [True]),
+        # the cheapest, each better score at a higher cost, an exact tie both on; the rest beaten
+        (
+            [(10, 0.5), (20, 0.7), (15, 0.4), (30, 0.7), (5, 0.2), (20, 0.7), (40, 0.9)],
+            [True, True, False, False, True, True, True],
+        ),
+        ([(10, 0.5), (10, 0.6)], [False, True]),  # same cost: the better score only
+        ([(10, 0.5), (12, 0.5)], [True, False]),  # same score: the cheaper only
+        ([(0, 0.0), (0, 0.0)], [True, True]),
+    ],
+)
+def test_pareto_front_golden(points: list[tuple[float, float]], front: list[bool]) -> None:
+    assert pareto_front(points) == front
+
+
+def test_debate_columns_give_each_figure_by_name(log_dir: Path) -> None:
+    frame = samples_df(
+        str(log_dir), columns=SampleSummary + DebateColumns + figure_columns("turns")
+    )
+    assert len(frame) == 18
+    logs = {log.eval.eval_id: log for log in full_logs(log_dir).values()}
+    for row in frame.to_dict("records"):
+        log = logs[row["eval_id"]]
+        [sample] = [s for s in log.samples if str(s.id) == row["id"]]
+        assert row["method"] == log.eval.solver
+        assert row["calls"] == CALLS[log.eval.solver]
+        assert row["rounds"] == (2 if log.eval.solver == "du_debate" else 1)
+        for figure in ("input_tokens", "output_tokens", "answer_changes", "abstentions"):
+            assert row[figure] == sample.scores[figure].value
+        assert row["cached_calls"] == row["cached_input_tokens"] == 0
+        assert row["turns"] is None  # a figure this task does not score: None, never 0
+
+
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        ("agents=4", ("agents", 4)),
+        ("agents=three", ("agents", "three")),  # as Inspect's CLI reads it: text, never a number
+        ("swap=yes", ("swap", True)),
+        ("rounds=0x2", ("rounds", 2)),
+        ("roles=a,b", ("roles", ["a", "b"])),
+        ("max-turns=3", ("max_turns", 3)),
+        ("temperature=null", ("temperature", None)),
+    ],
+)
+def test_options_are_read_as_inspect_reads_them(text: str, parsed: tuple) -> None:
+    assert parse_option(text, "-S") == parsed
+
+
+def test_a_solver_choice_carries_its_own_options() -> None:
+    choice = SolverChoice.parse("du_debate  agents=4 rounds=3")
+    assert (choice.name, choice.args) == ("du_debate", {"agents": 4, "rounds": 3})
+    assert choice.label == "du_debate agents=4 rounds=3"
+    assert choice.folder == "du_debate_agents=4_rounds=3"
+    with pytest.raises(ValueError, match="expected name=value"):
+        SolverChoice.parse("du_debate agents")
+
+
+def compare_args(log_dir: Path, *solvers: str) -> list[str]:
+    args = ["compare", "mad_tasks/strategyqa", "--model", "madsim/x"]
+    args += ["-T", f"data_path={STRATEGYQA}", "--limit", "2", "--log-dir", str(log_dir)]
+    return args + [a for s in solvers for a in ("--solver", s)]
+
+
+def test_compare_writes_one_log_per_solver_then_the_report_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    main(compare_args(tmp_path, "single", "du_debate agents=2"))
+    logs = {p.parent.name: p for p in tmp_path.glob("*/*.eval")}
+    assert set(logs) == {"single", "du_debate_agents=2"}
+    debate = read_eval_log(str(logs["du_debate_agents=2"]))
+    assert (debate.eval.solver, debate.eval.solver_args) == ("du_debate", {"agents": 2})
+    assert [sum(e.event == "model" for e in s.events) for s in debate.samples] == [4, 4]
+    text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "| du_debate agents=2 | madsim/x |" in text and "| single | madsim/x |" in text
+    assert (tmp_path / "report" / "strategyqa.png").read_bytes().startswith(PNG_SIGNATURE)
+
+    main(compare_args(tmp_path, "single", "du_debate agents=2"))  # finished: nothing runs again
+    assert sorted(tmp_path.glob("*/*.eval")) == sorted(logs.values())
+
+
+def test_compare_refuses_a_bad_option_of_any_solver_before_a_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    with pytest.raises(SystemExit) as stopped:
+        main(compare_args(tmp_path, "single", "du_debate agents=0"))
+    assert stopped.value.code == 2
+    assert "invalid solver option 'agents': got 0" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # not even the first solver ran
