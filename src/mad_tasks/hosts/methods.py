@@ -17,7 +17,7 @@ from ..engine.judge_options import CourtOptions, MoreOptions, SamreOptions
 from ..engine.methods import baselines
 from ..engine.methods.baselines import SelfConsistencyOptions
 from ..engine.methods.cortex import CortexOptions, cortex
-from ..engine.methods.decision import DecisionConfig, decision_debate
+from ..engine.methods.decision import VARIANTS, DecisionConfig, decision_debate
 from ..engine.methods.du_debate import DuDebateOptions, agent_names, du_debate
 from ..engine.options import Answering, OptionError, Options, options_factory
 from ..engine.records import DebateResult
@@ -72,8 +72,6 @@ def _cortex(o: CortexOptions, model_of: Callable[[str], str]) -> Method:
     return lambda s: cortex(s, sized, similarity)
 
 
-DISCUSSION = ("", "memory")
-
 # name -> (its options, how to run it); the answer formats and generation options are shared
 ANSWERING: dict[str, tuple[Spec, Prepare]] = {
     "single": (Spec(Answering), lambda o, m: lambda s: baselines.single(s, cot=False)),
@@ -86,21 +84,21 @@ ANSWERING: dict[str, tuple[Spec, Prepare]] = {
         Spec(DuDebateOptions),
         lambda o, m: lambda s: du_debate(s, o.agents, o.rounds, o.sequential),
     ),
-    "voting": (Spec(DecisionConfig, (*DISCUSSION, "votes"), {"family": "voting"}), _decision),
+    "voting": (
+        Spec(DecisionConfig, VARIANTS["voting"].groups, VARIANTS["voting"].fixed),
+        _decision,
+    ),
     "consensus": (
+        Spec(DecisionConfig, VARIANTS["consensus"].groups, VARIANTS["consensus"].fixed),
+        _decision,
+    ),
+    "aad": (Spec(DecisionConfig, VARIANTS["aad"].groups, VARIANTS["aad"].fixed), _decision),
+    "collective_improvement": (
         Spec(
             DecisionConfig,
-            (*DISCUSSION, "consensus"),
-            {"family": "consensus", "protocol": "majority"},
+            VARIANTS["collective_improvement"].groups,
+            VARIANTS["collective_improvement"].fixed,
         ),
-        _decision,
-    ),
-    "aad": (
-        Spec(DecisionConfig, (*DISCUSSION, "votes", "consensus"), {"all_agents_draft": True}),
-        _decision,
-    ),
-    "collective_improvement": (
-        Spec(DecisionConfig, ("", "votes", "ci"), {"paradigm": "ci"}),
         _decision,
     ),
     "cortex": (Spec(CortexOptions), _cortex),

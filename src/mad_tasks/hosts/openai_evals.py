@@ -15,7 +15,8 @@ client (hosts/openai_runtime.py), at any OpenAI-compatible base URL.
 
 Options are checked when the function is made, before any model call, by the engine's options
 classes: `OptionError` names the option, the value and what is allowed. Each call runs its debate
-on an event loop of its own with its own clients, so calls from many threads share nothing.
+on an event loop of its own with its own clients, so calls from many threads share nothing but
+the embedder (stateless by default; a sentence-transformers model is one model for all threads).
 """
 
 from __future__ import annotations

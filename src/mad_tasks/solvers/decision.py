@@ -8,10 +8,8 @@ from __future__ import annotations
 from inspect_ai.solver import Solver, solver
 
 from ..engine.embeddings import make_embedder
-from ..engine.methods.decision import DecisionConfig, decision_debate
+from ..engine.methods.decision import VARIANTS, DecisionConfig, decision_debate
 from ._shell import method_solver, takes
-
-DISCUSSION = ("", "memory")  # what every solver with a turn order shows
 
 
 def _debate(cfg: DecisionConfig) -> Solver:
@@ -20,7 +18,7 @@ def _debate(cfg: DecisionConfig) -> Solver:
 
 
 @solver
-@takes(DecisionConfig, groups=(*DISCUSSION, "votes"), family="voting")
+@takes(DecisionConfig, groups=VARIANTS["voting"].groups, **VARIANTS["voting"].fixed)
 def voting(cfg: DecisionConfig) -> Solver:
     """Agents discuss in a fixed order, then vote after turn `vote_turn`; a tie adds a turn.
 
@@ -29,7 +27,7 @@ def voting(cfg: DecisionConfig) -> Solver:
 
 
 @solver
-@takes(DecisionConfig, groups=(*DISCUSSION, "consensus"), family="consensus", protocol="majority")
+@takes(DecisionConfig, groups=VARIANTS["consensus"].groups, **VARIANTS["consensus"].fixed)
 def consensus(cfg: DecisionConfig) -> Solver:
     """Agents discuss in a fixed order until enough of them agree in a row, checked after every
     message; at `max_turns` the latest proposal is the answer.
@@ -39,7 +37,7 @@ def consensus(cfg: DecisionConfig) -> Solver:
 
 
 @solver
-@takes(DecisionConfig, groups=(*DISCUSSION, "votes", "consensus"), all_agents_draft=True)
+@takes(DecisionConfig, groups=VARIANTS["aad"].groups, **VARIANTS["aad"].fixed)
 def aad(cfg: DecisionConfig) -> Solver:
     """All-Agents Drafting: every agent drafts independently in turn 1, then the memory paradigm.
 
@@ -49,7 +47,11 @@ def aad(cfg: DecisionConfig) -> Solver:
 
 
 @solver
-@takes(DecisionConfig, groups=("", "votes", "ci"), paradigm="ci")
+@takes(
+    DecisionConfig,
+    groups=VARIANTS["collective_improvement"].groups,
+    **VARIANTS["collective_improvement"].fixed,
+)
 def collective_improvement(cfg: DecisionConfig) -> Solver:
     """Collective Improvement: each turn every agent, at once, improves its previous answer given only
     the others' previous answers; votes from turn `vote_turn` on.

@@ -30,7 +30,7 @@ plain extractions with the question itself. No call leaves the question out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
@@ -259,6 +259,26 @@ class DecisionConfig(Answering):
 
 
 # -- the debate ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A decision solver as one `DecisionConfig`: the option groups it shows and the options it
+    fixes (every host that offers the solver builds its options from this)."""
+
+    groups: tuple[str, ...]
+    fixed: Mapping[str, Any]
+
+
+DISCUSSION = ("", "memory")  # what every solver with a turn order shows
+VARIANTS = {
+    "voting": Variant((*DISCUSSION, "votes"), {"family": "voting"}),
+    "consensus": Variant(
+        (*DISCUSSION, "consensus"), {"family": "consensus", "protocol": "majority"}
+    ),
+    "aad": Variant((*DISCUSSION, "votes", "consensus"), {"all_agents_draft": True}),
+    "collective_improvement": Variant(("", "votes", "ci"), {"paradigm": "ci"}),
+}
 
 
 async def decision_debate(
