@@ -3,7 +3,7 @@
 The end-to-end test runs `mad-lm-eval` as a user types it, offline, against an OpenAI-compatible
 stub on 127.0.0.1 that answers by what each request contains: the lm-eval score must equal the
 debates' accuracy read from the transcript file, each round of every debate must reach the stub
-as one batch, and a `--use_cache` re-run must not call it at all.
+as one batch, and the same command re-run with its `--use_cache` must not call it at all.
 """
 
 from __future__ import annotations
@@ -210,8 +210,17 @@ def test_mad_lm_eval_scores_the_debates_batches_rounds_and_caches(
     # lm-eval backends return text only: usage is unknown, never 0 tokens
     assert {c["input_tokens"] for c in debate["calls"]} == {None}
 
-    # the same requests again, from the same cache: the stub is not called
+    # the same command again, from the first run's cache: the stub is not called
     state.rounds.clear()
+    again_cli = mad_lm_eval(tmp_path, url)
+    assert again_cli.returncode == 0, again_cli.stderr[-3000:]
+    assert state.rounds == []
+    assert f"Cached requests: {DOCS}, Requests remaining: 0" in again_cli.stderr
+    assert len(list((tmp_path / "out").rglob("results_*.json"))) == 2  # the latest is the re-run's
+    assert score_of(tmp_path / "out") == ACCURACY
+    assert len(read_jsonl(tmp_path / "transcript.jsonl")) == DOCS  # no debate ran: no new line
+
+    # and through lm-eval's Python API, from the same cache
     with caplog.at_level(logging.INFO, logger="lm_eval"), pytest.MonkeyPatch.context() as env:
         for name, value in OFFLINE.items():
             env.setenv(name, value)
@@ -220,6 +229,33 @@ def test_mad_lm_eval_scores_the_debates_batches_rounds_and_caches(
     assert f"Cached requests: {DOCS}, Requests remaining: 0" in caplog.text
     assert again["results"]["strategyqa_yesno"]["exact_match,yes_no"] == ACCURACY
     assert len(read_jsonl(tmp_path / "transcript.jsonl")) == DOCS  # no debate ran: no new line
+
+
+MUSR_FIXTURE = ROOT / "tests" / "fixtures" / "musr.jsonl"
+
+
+@pytest.mark.parametrize("domain", ["murder_mysteries", "object_placements", "team_allocation"])
+def test_musr_gen_tasks_ask_lettered_choice_questions(domain: str) -> None:
+    from lm_eval.tasks import TaskManager
+
+    tasks = TaskManager(
+        include_path=str(ROOT / "registry" / "lm_eval"),
+        include_defaults=False,
+        metadata={f"musr_{domain}_path": str(MUSR_FIXTURE)},
+    )
+    name = f"musr_{domain}_gen"
+    task = tasks.load([name])["tasks"][name]
+    docs = list(task.test_docs())
+    # the fixture's choices: the text of a Python list (as on the Hub), then a JSON list
+    assert [d["choices"] for d in docs] == [["Iris", "Jon"], ["drawer", "shelf", "car"]]
+    assert [d["answer_format"] for d in docs] == ["choice", "choice"]
+    assert [task.doc_to_target(d) for d in docs] == ["B", "A"]
+    assert task.doc_to_text(docs[1]) == (
+        "Read the story below, then answer the question after it.\n\n"
+        "Pia put the keys in the drawer and left. Later Sam moved them to the shelf while Pia "
+        "was out.\n\nQuestion: Where will Pia look for the keys first?\n\n"
+        "A) drawer\nB) shelf\nC) car\nAnswer with the letter of one option.\nAnswer:"
+    )
 
 
 # -- the model's arguments, refusals and prompts (in process) ----------------------------------

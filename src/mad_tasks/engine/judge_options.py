@@ -40,6 +40,11 @@ def _jurors(name: str, value: Any) -> int:
     )
 
 
+# `single_judge` as a `CourtOptions`: the groups it shows and what it fixes (every host reads it)
+SINGLE_JUDGE_GROUPS = ("",)
+SINGLE_JUDGE_FIXED = {"jurors": 0}
+
+
 @dataclass(frozen=True)
 class CourtOptions(Generation):
     """What every D3 judge takes; `single_judge` shows no jury (its score decides alone)."""

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.embeddings import Embedder, make_embedder
-from ..engine.judge_options import CourtOptions, MoreOptions, SamreOptions
+from ..engine.judge_options import (
+    SINGLE_JUDGE_FIXED,
+    SINGLE_JUDGE_GROUPS,
+    CourtOptions,
+    MoreOptions,
+    SamreOptions,
+)
 from ..engine.methods import baselines
 from ..engine.methods.baselines import SelfConsistencyOptions
 from ..engine.methods.cortex import CortexOptions, cortex
@@ -108,7 +114,7 @@ ANSWERING: dict[str, tuple[Spec, Prepare]] = {
 JUDGES: dict[str, Spec] = {
     "more": Spec(MoreOptions),
     "samre": Spec(SamreOptions),
-    "single_judge": Spec(CourtOptions, ("",), {"jurors": 0}),
+    "single_judge": Spec(CourtOptions, SINGLE_JUDGE_GROUPS, SINGLE_JUDGE_FIXED),
 }
 
 

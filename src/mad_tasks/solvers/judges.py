@@ -14,7 +14,13 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .._inspect_sample import judge_session, question_of, save_result
-from ..engine.judge_options import CourtOptions, MoreOptions, SamreOptions
+from ..engine.judge_options import (
+    SINGLE_JUDGE_FIXED,
+    SINGLE_JUDGE_GROUPS,
+    CourtOptions,
+    MoreOptions,
+    SamreOptions,
+)
 from ..engine.methods.d3 import Pair
 from ..inspect_runtime import InspectRuntime
 from ._shell import takes
@@ -71,7 +77,7 @@ def samre(o: SamreOptions) -> Solver:
 
 
 @solver
-@takes(CourtOptions, groups=("",), jurors=0)
+@takes(CourtOptions, groups=SINGLE_JUDGE_GROUPS, **SINGLE_JUDGE_FIXED)
 def single_judge(o: CourtOptions) -> Solver:
     """One judge call scores both answers on D3's six criteria; the higher total wins."""
     return judge_solver(o)
