@@ -259,3 +259,12 @@ def test_compare_refuses_a_bad_option_of_any_solver_before_a_model_call(
     assert stopped.value.code == 2
     assert "invalid solver option 'agents': got 0" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # not even the first solver ran
+
+
+def test_the_pages_prose_shows_code_spans_as_code_and_escapes_the_rest() -> None:
+    from mad_tasks.report import prose
+
+    assert prose("the `stderr` of <x> & `a<b>`") == (
+        "the <code>stderr</code> of &lt;x&gt; &amp; <code>a&lt;b&gt;</code>"
+    )
+    assert prose("an unpaired ` tick") == "an unpaired ` tick"

@@ -316,6 +316,15 @@ STYLE = (
 )
 
 
+def prose(text: str) -> str:
+    """A markdown sentence as HTML: escaped, its `code` spans as <code> (the rules are written
+    once, for the markdown page and this one)."""
+    pieces = html.escape(text).split("`")
+    if len(pieces) % 2 == 0:  # an unpaired backtick: shown as written
+        return html.escape(text)
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
+
+
 def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
     """The page: per task its table and its plot (`plots`: task -> inline SVG)."""
     e = html.escape
@@ -323,7 +332,7 @@ def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f"<title>Methods compared: {e(log_dir)}</title><style>{STYLE}</style></head><body>",
         f"<h1>Methods compared: <code>{e(log_dir)}</code></h1>",
-        *(f"<p>{e(rule)}</p>" for rule in (HEADLINE_RULE, TOKENS_RULE, COST_RULE, PARETO_RULE)),
+        *(f"<p>{prose(rule)}</p>" for rule in (HEADLINE_RULE, TOKENS_RULE, COST_RULE, PARETO_RULE)),
     ]
     for task, rows in report.tables.items():
         parts += [f"<h2>{e(task)}</h2>", "<table><thead><tr>"]
@@ -336,7 +345,7 @@ def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
             parts.append(f"<figure>{plots[task]}</figure>")
     if not plots:
         parts.append("<p>Plots left out: matplotlib is not installed (mad-tasks[report]).</p>")
-    parts += [f"<p>{e(note)}</p>" for note in report.notes] + ["</body></html>\n"]
+    parts += [f"<p>{prose(note)}</p>" for note in report.notes] + ["</body></html>\n"]
     return "\n".join(parts)
 
 
