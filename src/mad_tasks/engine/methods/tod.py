@@ -489,50 +489,47 @@ async def tree_of_debate(
             read_summary,
             SummaryRequest("tree"),
         )
-    if asked.value is None:
-        run.fallbacks.append(Fallback(ROOT, "summary", None, ABSTAIN))
-    session.runtime.info("synthesis", _summary_markdown(asked.value, len(asked.replies)))
-    name = variant(opts)
-    return DebateResult(
-        method=name,
-        final=asked.value,
-        answers=[AgentAnswer(MODERATOR, 1, _raw(asked), asked.value, len(asked.replies))],
-        calls=session.calls,
-        options=opts.record(),
-        record=TreeRecord(
-            variant=name,
-            topic=pair.topic.text,
-            titles=(pair.papers[0].title, pair.papers[1].title),
-            texts=(pair.papers[0].source, pair.papers[1].source),
-            nodes=nodes,
-            expansions=used,
-            budget=opts.max_expansions,
-            chunks=(run.retrievers[0].size, run.retrievers[1].size) if run.retrievers else (0, 0),
-            fallbacks=run.fallbacks,
-            tree=tree,
-            summary=asked.value,
-        ),
+    return _summarized(
+        session,
+        pair,
+        opts,
+        variant(opts),
+        MODERATOR,
+        asked,
+        run.fallbacks,
+        node=ROOT,
+        nodes=nodes,
+        expansions=used,
+        budget=opts.max_expansions,
+        chunks=(run.retrievers[0].size, run.retrievers[1].size) if run.retrievers else (0, 0),
+        tree=tree,
     )
 
 
 # -- the baselines ---------------------------------------------------------------------------------
 
 
-def _baseline(
+def _summarized(
     session: Session,
     pair: PaperPair,
     opts: SamplingOptions,
     name: str,
+    agent: str,
     asked: Asked[str],
     fallbacks: list[Fallback],
+    node: str = "",
+    **tree: Any,
 ) -> DebateResult:
+    """The result of a method whose answer is the summary `asked` gave (none readable: an
+    abstention, recorded as a fallback at `node`); `tree`: the rest of its `TreeRecord`."""
     if asked.value is None:
-        fallbacks.append(Fallback("", "summary", None, ABSTAIN))
-    session.runtime.info("summary", _summary_markdown(asked.value, len(asked.replies)))
+        fallbacks.append(Fallback(node, "summary", None, ABSTAIN))
+    title = "synthesis" if agent == MODERATOR else "summary"
+    session.runtime.info(title, _summary_markdown(asked.value, len(asked.replies)))
     return DebateResult(
         method=name,
         final=asked.value,
-        answers=[AgentAnswer(SUMMARIZER, 1, _raw(asked), asked.value, len(asked.replies))],
+        answers=[AgentAnswer(agent, 1, _raw(asked), asked.value, len(asked.replies))],
         calls=session.calls,
         options=opts.record(),
         record=TreeRecord(
@@ -542,6 +539,7 @@ def _baseline(
             texts=(pair.papers[0].source, pair.papers[1].source),
             fallbacks=fallbacks,
             summary=asked.value,
+            **tree,
         ),
     )
 
@@ -554,7 +552,7 @@ async def single_stage(session: Session, pair: PaperPair, opts: SamplingOptions)
             session, opts, SUMMARIZER, "baseline", "summary papers", 0, "summary",
             prompts.single_stage(pair), read_summary, SummaryRequest("papers"),
         )  # fmt: skip
-    return _baseline(session, pair, opts, "single_stage", asked, [])
+    return _summarized(session, pair, opts, "single_stage", SUMMARIZER, asked, [])
 
 
 async def two_stage(session: Session, pair: PaperPair, opts: SamplingOptions) -> DebateResult:
@@ -597,7 +595,7 @@ async def two_stage(session: Session, pair: PaperPair, opts: SamplingOptions) ->
             prompts.compare_summaries(pair, summaries), read_summary,
             SummaryRequest("summaries"),
         )  # fmt: skip
-    return _baseline(session, pair, opts, "two_stage", asked, fallbacks)
+    return _summarized(session, pair, opts, "two_stage", SUMMARIZER, asked, fallbacks)
 
 
 # -- what a person reads in the viewer -------------------------------------------------------------
