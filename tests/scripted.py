@@ -108,6 +108,8 @@ PAPERS = {
 }
 
 _current_span: ContextVar[str | None] = ContextVar("scripted_span", default=None)
+# calls made one after another up to this point of a coroutine (see `critical_path`)
+_depth: ContextVar[int] = ContextVar("scripted_depth", default=0)
 
 
 @dataclass(frozen=True)
@@ -123,17 +125,26 @@ class ScriptedRuntime:
         self.recorded: list[Recorded] = []
         self.spans: list[str] = []  # span names, in the order they were opened
         self.infos: list[tuple[str, str | dict[str, Any]]] = []
+        self.critical_path = 0  # the longest chain of calls that had to wait for each other
 
     # -- Runtime -------------------------------------------------------------------------------
     async def call(self, call: Call) -> Reply:
         # list.append is atomic under asyncio: no lock needed on one event loop
         self.recorded.append(Recorded(call, _current_span.get()))
+        _depth.set(_depth.get() + 1)
+        self.critical_path = max(self.critical_path, _depth.get())
         await asyncio.sleep(0)  # let the other calls of a round interleave
         out = self.reply(call)
         return out if isinstance(out, Reply) else Reply(out, self.usage)
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
-        return list(await asyncio.gather(*calls))
+        # each branch starts at the caller's depth; the caller goes on after the deepest one
+        async def branch(c: Awaitable[T]) -> tuple[T, int]:
+            return await c, _depth.get()
+
+        done = await asyncio.gather(*(branch(c) for c in calls))
+        _depth.set(max((d for _, d in done), default=_depth.get()))
+        return [r for r, _ in done]
 
     @asynccontextmanager
     async def _span(self, name: str) -> AsyncIterator[None]:

@@ -181,6 +181,16 @@ async def test_three_agents_two_rounds_make_six_calls() -> None:
     assert (result.final, result.rounds, len(result.calls)) == ("yes", 2, 6)
 
 
+@pytest.mark.parametrize(("sequential", "path"), [(False, 3), (True, 7)])
+async def test_critical_path_is_one_call_per_round_unless_sequential(
+    sequential: bool, path: int
+) -> None:
+    # simultaneous: the three agents of a round wait only for the round before (3 rounds -> 3);
+    # sequential: round 1 at once, then every agent waits for the one before it (1 + 2 * 3)
+    rt, _ = await run_debate(always("yes"), rounds=3, sequential=sequential)
+    assert (len(rt.calls), rt.critical_path) == (9, path)
+
+
 async def test_round_one_prompts_are_identical_and_independent() -> None:
     rt, _ = await run_debate(always("yes"))
     round1 = [rt.first_call(a, 1) for a in AGENTS]
