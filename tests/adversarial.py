@@ -24,11 +24,13 @@ from mad_tasks.engine.answers import (
 )
 from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
 from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
+from mad_tasks.engine.methods.decision_challenge import read_verdict
 from mad_tasks.engine.methods.personas import parse_persona
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.consensus import agrees
 from mad_tasks.engine.protocols.d3 import parse_criteria
 from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
+from mad_tasks.engine.protocols.peer_review import review_confidence
 from mad_tasks.engine.protocols.tod import (
     json_object,
     read_argument,
@@ -42,11 +44,14 @@ from mad_tasks.engine.protocols.tod import (
 )
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
 from mad_tasks.hosts.openai_evals import BATTLE_ASK, read_battle
+from mad_tasks.scorers.longbench import classification, code_sim, count, qa_f1, retrieval, rouge_l
 from mad_tasks.scorers.pd3 import read_listed, read_prediction
+from mad_tasks.scorers.squad import contains
 
 SIZE = 200_000  # characters of the longest reply
 PD3_LABELS = tuple(f"P{n}" for n in range(100, 130))  # a query's 30 candidates
 PD3_IDS = tuple(str(n) for n in range(1000, 1030))  # their corpus ids, as an output lists them
+TREC_CLASSES = ("Date", "Individual", "Distance, linear measure", "Other location", "x", "1.")
 
 
 def _ballot(protocol: str, **kw) -> Callable[[str], object]:
@@ -84,11 +89,13 @@ READERS: dict[str, Callable[[str], object]] = {
     "ballot cumulative": _ballot("cumulative"),
     "ballot approval": _ballot("approval"),
     "consensus agrees": agrees,
+    "challenge verdict": read_verdict,
     "d3 juror vote": VERDICT.extract,
     "d3 judge scores": SCORES.extract,
     "d3 criteria": parse_criteria,
     "d3 evaluation shown": _shown,
     "cortex confidence": parse_confidence,
+    "peer review confidence": review_confidence,
     "cortex without confidence": without_confidence,
     "persona": parse_persona,
     "tod json_object": json_object,
@@ -110,6 +117,14 @@ READERS: dict[str, Callable[[str], object]] = {
     "pd3 scorer result line": lambda text: read_listed(text, PD3_IDS, 5),
     "pd3 scorer prediction": read_prediction,
     "openai_evals battle": _battle,
+    # the task metrics that read an answer: a reply against itself is each LCS's largest input
+    "longbench qa_f1": lambda text: qa_f1(text, text),
+    "longbench rouge_l": lambda text: rouge_l(text, text),
+    "longbench classification": lambda text: classification(text, "Date", TREC_CLASSES),
+    "longbench count": lambda text: count(text, "12"),
+    "longbench retrieval": lambda text: retrieval(text, text),
+    "longbench code_sim": lambda text: code_sim(text, text),
+    "squad contains": lambda text: contains(text, text),
 }
 
 # what the patterns look for, as building blocks of adversarial replies
@@ -181,6 +196,8 @@ WORST_CASES: dict[str, str] = {
     "no commas": _fill("No, "),
     "hedges": _fill("not sure "),
     "agree": _fill("agree"),
+    "verdict words": _fill("AGREE DISAGREE "),
+    "decorated verdicts": _fill("**[Disagree]** "),
     "persona objects": _fill('{"role": "'),
     "persona huge number": '{"role": ' + "1" * SIZE + "}",
     "persona nested arrays": '{"role": ' + "[" * (SIZE // 2) + "]" * (SIZE // 2) + "}",

@@ -363,3 +363,34 @@ def test_retrieval_metrics_count_each_sample_once() -> None:
         (0.8 + 0.0 + 0.4) / 3
     )  # each sample's mean over its epochs
     assert_agreeing_epochs_change_nothing(metrics, [listed(5), listed(0), listed(2)])
+
+
+def on(dataset: str, value: float) -> Score:
+    """A longbench_score: the dataset's metric, with the dataset its metadata names."""
+    return Score(value=value, metadata={"dataset": dataset})
+
+
+def test_longbench_means_average_each_sample_s_epochs_then_datasets_then_categories() -> None:
+    from mad_tasks.scorers.longbench import longbench_means
+
+    metrics = [mean(), longbench_means()]
+    # narrativeqa's sample: epochs 1 and 0 -> 0.5; qasper's: 1 -> single-doc QA (0.5 + 1) / 2;
+    # gov_report's two samples: 0.2 and 0.4 -> summarization 0.3; M-Avg over the two categories
+    epochs = [
+        [on("narrativeqa", 1.0), on("narrativeqa", 0.0)],
+        [on("qasper", 1.0), on("qasper", 1.0)],
+        [on("gov_report", 0.2), on("gov_report", 0.2)],
+        [on("gov_report", 0.4), on("gov_report", 0.4)],
+    ]
+    found = run_metrics(metrics, epochs)
+    assert found == approx(
+        {
+            "mean": (0.5 + 1.0 + 0.2 + 0.4) / 4,
+            "single_doc_qa": 0.75,
+            "summarization": 0.3,
+            "m_avg": (0.75 + 0.3) / 2,
+        }
+    )
+    assert_agreeing_epochs_change_nothing(
+        metrics, [on("narrativeqa", 0.5), on("qasper", 1.0), on("gov_report", 0.3)]
+    )

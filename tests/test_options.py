@@ -34,10 +34,11 @@ from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
 from mad_tasks.scorers.judge_metrics import judge_agreement
 from mad_tasks.scorers.judges import more_judge, samre_judge
+from mad_tasks.scorers.longbench import longbench_score
 from mad_tasks.scorers.mathvista import mathvista_answer
 from mad_tasks.scorers.method import method
 from mad_tasks.scorers.pd3 import dup_origin, dup_weighted, retrieval_at_k
-from mad_tasks.scorers.squad import squad_exact, squad_f1
+from mad_tasks.scorers.squad import squad_contains, squad_exact, squad_f1
 from mad_tasks.scorers.tod import (
     tod_breadth,
     tod_contextualization,
@@ -47,11 +48,16 @@ from mad_tasks.scorers.tod import (
     tod_win_factuality,
 )
 from mad_tasks.solvers.baselines import cot, self_consistency, single
+from mad_tasks.solvers.chateval import chateval
 from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
 from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers.group_debate import group_debate
 from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.solvers.neighbor_debate import neighbor_debate
 from mad_tasks.solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
+from mad_tasks.solvers.peer_review import peer_review
+from mad_tasks.solvers.reconcile import reconcile
 from mad_tasks.solvers.tree_of_debate import (
     single_stage,
     tod_no_sd,
@@ -60,9 +66,11 @@ from mad_tasks.solvers.tree_of_debate import (
     two_stage,
 )
 from mad_tasks.tasks.arc_challenge import arc_challenge
+from mad_tasks.tasks.autoj_pairwise import autoj_pairwise
 from mad_tasks.tasks.competition_math import math as math_task
 from mad_tasks.tasks.gpqa import gpqa
 from mad_tasks.tasks.gsm_ic import gsm_ic
+from mad_tasks.tasks.longbench import longbench
 from mad_tasks.tasks.mathvista import mathvista
 from mad_tasks.tasks.mmlu import mmlu
 from mad_tasks.tasks.mmlu_pro import mmlu_pro
@@ -169,12 +177,16 @@ DISCUSSION: Cases = {
     "no_decision": choices("first_agent", "none"),
     "dedupe": bools(),
     "ci_context": choices("solutions", "messages"),
+    "challenge": choices("none", "solution", "history", "wrong", "irrelevant"),
+    "challenge_adopt": choices("never", "majority"),
+    "challenge_irrelevant": choices("call", "fixed"),
     **EMBEDDER,
     **ANSWERING,
     "templates": templates("reminder"),
 }
 # what every discussion solver takes, then what the voting ones and the memory paradigm add
-SHARED = ("agents", "max_turns", "personas", "extraction", "cot", "embedder", *ANSWERING)
+SHARED = ("agents", "max_turns", "personas", "extraction", "cot", "embedder", *ANSWERING,
+          "challenge", "challenge_adopt", "challenge_irrelevant")  # fmt: skip
 VOTES = ("vote_turn", "points", "allow_fewer", "max_ranks", "simple_parse", "vote_retries",
          "no_decision", "dedupe")  # fmt: skip
 MEMORY = ("memory_window", "style")
@@ -381,6 +393,59 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "listwise": (listwise, LISTWISE),
     "bm25": (bm25, {"top_k": ints(1, 50)}),
     "pd3_feedback": (pd3_feedback, {"samples": ints(1, 10), "conclusion": bools(), **PROJECTS}),
+    "peer_review": (
+        peer_review,
+        {
+            "agents": ints(2, 32),
+            "cycles": ints(1, 20),
+            "confidence": bools(),
+            "sequential_reviews": bools(),
+            **ANSWERING,
+            "templates": templates("step_by_step", "reminder"),
+        },
+    ),
+    "group_debate": (
+        group_debate,
+        {
+            "agents": ints(2, 32),
+            "groups": ints(1, 16),
+            "stages": ints(1, 20),
+            "rounds": ints(1, 20),
+            "partition": choices("contiguous", "round_robin"),
+            **ANSWERING,
+            "templates": templates("step_by_step", "debate_update", "reminder"),
+        },
+    ),
+    "neighbor_debate": (
+        neighbor_debate,
+        {
+            "agents": ints(3, 32),
+            "rounds": ints(1, 20),
+            "topology": choices("ring", "star", "full"),
+            "degree": ints(2, 31),
+            **ANSWERING,
+            "templates": templates("step_by_step", "debate_update", "reminder"),
+        },
+    ),
+    "reconcile": (
+        reconcile,
+        {
+            "agents": ints(2, 32),
+            "max_rounds": ints(0, 20),
+            **ANSWERING,
+            "templates": templates("reminder"),
+        },
+    ),
+    "chateval": (
+        chateval,
+        {
+            "agents": ints(1, 8),
+            "turns": ints(1, 20),
+            "strategy": choices("one_by_one", "simultaneous", "simultaneous_summarizer"),
+            **ANSWERING,
+            "templates": templates("reminder"),
+        },
+    ),
 }
 
 REFERENCE: Cases = {
@@ -427,8 +492,10 @@ SCORERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             dup_origin,
             dup_weighted,
             judge_agreement,
+            longbench_score,
             mathvista_answer,
             method,
+            squad_contains,
             squad_exact,
             squad_f1,
         )
@@ -488,7 +555,26 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
         ),
     ),
     "arc_challenge": (arc_challenge, task_options("cortex (100)")),
-    "squad_v2": (squad_v2, task_options("voting (373), cortex (100)")),
+    "squad_v2": (squad_v2, task_options("voting (373), cortex (100)", contains=bools())),
+    "autoj_pairwise": (autoj_pairwise, {"ties": choices("drop", "keep"), **PLAIN_TASK}),
+    "longbench": (
+        longbench,
+        task_options(
+            "cortex (100), cortex_large (1000)",
+            categories=[
+                (
+                    v,
+                    "all, or one or more (a list or comma-separated) of single_doc_qa, "
+                    "multi_doc_qa, summarization, few_shot, synthetic, code",
+                )
+                for v in ("codes", "", 3, [1], True)
+            ],
+            limit_per_dataset=[
+                (v, unset("an integer >= 1", "every record")) for v in ("three", 2.5, True, 0)
+            ],
+            max_document_chars=optional(ints(1000, 100_000_000), "no cut"),
+        ),
+    ),
     "gsm_ic": (gsm_ic, task_options("cortex (100)", split=choices("2step", "mstep"))),
     "math": (math_task, task_options("cortex (100), cortex_large (1000)")),
     "mathvista": (mathvista, PLAIN_TASK),
@@ -715,6 +801,12 @@ def test_a_bad_pd3_variant_is_refused_before_any_download(
         lambda: du_debate(agents=32, rounds=20, retries=10, temperature=0, max_tokens=1),
         lambda: du_debate(agents=1, rounds=1, retries=0, temperature=2, max_tokens=1_000_000),
         lambda: du_debate(temperature=0.7, sequential=True),
+        lambda: peer_review(agents=32, cycles=1, confidence=False, sequential_reviews=True),
+        lambda: peer_review(agents=2, cycles=20),
+        lambda: group_debate(agents=32, groups=16, stages=1, rounds=20, partition="round_robin"),
+        lambda: group_debate(agents=2, groups=1, stages=10, rounds=2),
+        lambda: neighbor_debate(agents=32, rounds=20, degree=30),
+        lambda: neighbor_debate(agents=3, rounds=1, topology="star"),
         lambda: self_consistency(samples=640),
         lambda: self_consistency(match_debate="32x20"),
         lambda: self_consistency(match_debate=" 2 X 5 "),
@@ -804,6 +896,14 @@ def test_paper_defaults_and_ablations_fit_the_caps() -> None:
     for turn in range(1, 11):
         voting(agents=10, vote_turn=turn, max_turns=turn + 2, vote_retries=10)
     cortex(agents=5, max_rounds=5)
+    # seed 001's comparison methods: 5 agents, up to 5 rounds (PRD 3 agents, GroupDebate 4 in 2
+    # groups, Li et al. 6 agents on a ring of degree 2)
+    peer_review(agents=3, cycles=1)
+    peer_review(agents=5, cycles=5)
+    group_debate(agents=4, groups=2)
+    group_debate(agents=5, groups=2, stages=3, rounds=2)  # as `mad-tasks reproduce` runs it
+    neighbor_debate(agents=6, degree=2)
+    neighbor_debate(agents=5, rounds=6)
     for jurors in (1, 3, 5, 7):
         more(advocates=3, jurors=jurors)
     samre(max_rounds=7, stopping="code")

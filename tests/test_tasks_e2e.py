@@ -26,9 +26,10 @@ FIXTURE = {name: FIXTURES / f"{name}.jsonl" for name in LISTED} | {
     "paper_compare": FIXTURES / "paper_compare" / "pairs.tsv",
     "project_dedup": FIXTURES / "pd3",
     "project_dup_pairs": FIXTURES / "pd3",
+    "longbench": FIXTURES / "longbench",
 }
 # a fixture's samples when it is not one record per line
-SAMPLES = {"project_dedup": 3, "project_dup_pairs": 3}
+SAMPLES = {"project_dedup": 3, "project_dup_pairs": 3, "longbench": 8}
 # options a fixture needs: the 3 queries make only 3 pairs
 TASK_ARGS = {"project_dup_pairs": {"pairs": None}}
 
@@ -51,13 +52,23 @@ HEADLINE = {
     "paper_compare": ("tod_breadth", "mean"),
     "project_dedup": ("retrieval_at_k", "mean"),
     "project_dup_pairs": ("dup_origin", "mean"),
+    "autoj_pairwise": ("judge_agreement", "accuracy"),
+    "longbench": ("longbench_score", "m_avg"),
 }
 FULL_MARKS = {"paper_compare": 100.0}
+# how the always-wrong run is made, where madsim's wrong answer ("not X") would still score: every
+# LongBench metric gives "not X" credit for X, so madsim answers a file of answers sharing nothing
+WRONG: dict[str, dict[str, float | str]] = {
+    "longbench": {
+        "accuracy": 1.0,
+        "answers": str(FIXTURES / "longbench_madsim_wrong_answers.jsonl"),
+    },
+}
 
 LIMIT = 3
 
 
-def run_by_name(name: str, tmp_path: Path, **model_args: float) -> EvalLog:
+def run_by_name(name: str, tmp_path: Path, **model_args: float | str) -> EvalLog:
     [log] = eval(
         f"mad_tasks/{name}",
         task_args={"data_path": str(FIXTURE[name]), **TASK_ARGS.get(name, {})},
@@ -94,5 +105,5 @@ def test_runs_by_name_on_its_fixture(tmp_path: Path, name: str) -> None:
     records = SAMPLES.get(name) or len(FIXTURE[name].read_text(encoding="utf-8").splitlines())
     assert len(right.samples) == min(LIMIT, records)
     assert headline(right, name) == FULL_MARKS.get(name, 1.0)
-    wrong = run_by_name(name, tmp_path, accuracy=0.0, conformity=0.0)
+    wrong = run_by_name(name, tmp_path, **WRONG.get(name, {"accuracy": 0.0, "conformity": 0.0}))
     assert headline(wrong, name) == 0.0

@@ -11,15 +11,18 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import SampleScore, Score, Target
 from inspect_ai.solver import TaskState
+from inspect_ai.util import registry_info
 
 from mad_tasks.scorers.squad import (
     NO_ANSWER,
     by_split,
+    contains,
     exact,
     f1,
     normalize,
     read_prediction,
     squad,
+    squad_contains,
 )
 from mad_tasks.tasks import _bench
 from mad_tasks.tasks.squad_v2 import PRESETS, squad_v2
@@ -231,3 +234,66 @@ def test_split_metrics_when_every_answer_is_unknown(tmp_path: Path) -> None:
     assert found["f1"] == pytest.approx(1 / 3) and found["exact"] == pytest.approx(1 / 3)
     assert found["HasAns_f1"] == 0.0 and found["HasAns_exact"] == 0.0
     assert found["NoAns_f1"] == 1.0 and found["NoAns_exact"] == 1.0
+
+
+# -- CortexDebate's containment measure (-T contains=true) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "prediction, gold, expected",
+    [
+        ("Mara Quill", "Mara Quill", 1.0),
+        ("It was kept by Mara Quill, for years.", "mara quill", 1.0),  # normalised, whole words
+        ("The Quill family", "Quill", 1.0),
+        ("Mara", "Mara Quill", 0.0),
+        ("Quillon", "Quill", 0.0),  # not inside a word
+        ("Mara  Quill!", "the Mara Quill", 1.0),  # articles, spaces and punctuation normalised
+        ("", "", 1.0),  # a no-answer against a no-answer
+        ("Mara Quill", "", 0.0),  # a span is no no-answer
+        ("", "Mara Quill", 0.0),
+    ],
+)
+def test_contains(prediction: str, gold: str, expected: float) -> None:
+    assert contains(prediction, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "completion, target, expected",
+    [
+        ("ANSWER: kept by Mara Quill", ["Mara Quill", "Quill"], 1.0),
+        ("ANSWER: Mara", ["Mara Quill"], 0.0),
+        ("ANSWER: [UNKNOWN]", NO_ANSWER, 1.0),
+        ("ANSWER: Mara Quill", NO_ANSWER, 0.0),
+        ("ANSWER: [UNKNOWN]", ["Mara Quill"], 0.0),
+        ("", NO_ANSWER, 0.0),  # no output is never a correct no-answer
+    ],
+)
+async def test_squad_contains_score(completion: str, target, expected: float) -> None:
+    score = await squad_contains()(state_with(completion, target), Target(target))
+    assert score.value == expected
+    assert score.metadata == {"answerable": target != NO_ANSWER}
+
+
+def test_contains_is_an_option_of_the_task(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "squad.jsonl", ROWS)
+    names = [registry_info(s).name for s in squad_v2(data_path=path).scorer]
+    assert "mad_tasks/squad_contains" not in names
+    with_it = squad_v2(data_path=path, contains=True)
+    assert [registry_info(s).name for s in with_it.scorer][:3] == [
+        "mad_tasks/squad_exact", "mad_tasks/squad_f1", "mad_tasks/squad_contains",
+    ]  # fmt: skip
+    assert with_it.metadata["contains"] is True
+
+
+def test_contains_end_to_end(tmp_path: Path) -> None:
+    # every agent answers a sentence around the span: no exact match, but it contains the answer
+    answers = tmp_path / "wordy.jsonl"
+    wordy = {"s1": "it was Mara Quill", "s2": NO_ANSWER, "s3": "about 212 kilometres long"}
+    write_jsonl(answers, [{"question": r["question"], "answer": wordy[r["id"]]} for r in ROWS])
+    task = squad_v2(data_path=write_jsonl(tmp_path / "squad.jsonl", ROWS), contains=True)
+    log = run(task, tmp_path, accuracy=1.0, answers=str(answers))
+    [found] = [s for s in log.results.scores if s.name == "squad_contains"]
+    values = {name: m.value for name, m in found.metrics.items()}
+    assert values == {"mean": 1.0, "stderr": 0.0, "HasAns": 1.0, "NoAns": 1.0}
+    [exact_match] = [s for s in log.results.scores if s.name == "squad_exact"]
+    assert exact_match.metrics["HasAns"].value == 0.0

@@ -22,7 +22,10 @@ from mad_tasks.solvers.baselines import self_consistency
 from mad_tasks.solvers.cortex import cortex
 from mad_tasks.solvers.decision import consensus, voting
 from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers.group_debate import group_debate
 from mad_tasks.solvers.judges import more, samre
+from mad_tasks.solvers.neighbor_debate import neighbor_debate
+from mad_tasks.solvers.peer_review import peer_review
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
@@ -106,6 +109,9 @@ METHODS = [
     ("consensus", lambda: strategyqa_with(consensus(), limit=1)),
     ("cortex", lambda: strategyqa_with(cortex(agents=3, max_rounds=2), limit=1)),
     ("du_debate", lambda: strategyqa_with(du_debate(), limit=1)),
+    ("peer_review", lambda: strategyqa_with(peer_review(), limit=1)),
+    ("group_debate", lambda: strategyqa_with(group_debate(), limit=1)),
+    ("neighbor_debate", lambda: strategyqa_with(neighbor_debate(), limit=1)),
     ("self_consistency", lambda: strategyqa_with(self_consistency(samples=3), limit=1)),
     ("more", lambda: judged_with(more(advocates=1, jurors=3))),
     ("samre", lambda: judged_with(samre(max_rounds=2, jurors=3))),

@@ -61,6 +61,9 @@ STAGE = re.compile(
     r"|single stage|paper summaries|comparison"
     # PD³: a group by its number, its rounds from round 0, the decisions, a pair's sides
     r"|group [1-9][0-9]{0,2}|round 0|senior|decider|vote|listwise|conclusion|scores|side (A|B)"
+    # PRD's reviews and revisions per round, GroupDebate's groups per round and pools per stage
+    r"|(review|revision) r\.[1-9][0-9]{0,2}|group [1-9][0-9]{0,2} r\.[1-9][0-9]{0,2}"
+    r"|summary s\.[1-9][0-9]{0,2}"
 )
 TASK_N = re.compile(r"task-[0-9]+")
 # unreadable replies often, so that follow-ups happen

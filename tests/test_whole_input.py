@@ -146,7 +146,11 @@ PREFIX_OPTIONS: dict[str, dict[str, Any]] = {
         "personas": "none",
         "protocol": "unanimity",
         "model_args": {"accuracy": [0.0, 1.0, 1.0], "conformity": 0.0},
-    }
+    },
+    # RECONCILE stops when all agree (3 calls, at most 2/3): the same lone dissenter keeps it going
+    "reconcile": {"model_args": {"accuracy": [0.0, 1.0, 1.0], "conformity": 0.0}},
+    # ChatEval's defaults make 4 calls (at most 3/4): a third agent makes 6
+    "chateval": {"agents": 3},
 }
 
 

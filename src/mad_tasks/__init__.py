@@ -6,8 +6,10 @@ __version__ = "0.1.0"
 # through the entry point. Imported on first use, so that `mad_tasks.engine` stays free of Inspect.
 __all__ = [
     "arc_challenge",
+    "autoj_pairwise",
     "gpqa",
     "gsm_ic",
+    "longbench",
     "math",
     "mathvista",
     "mmlu",

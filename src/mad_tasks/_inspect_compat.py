@@ -95,3 +95,14 @@ def solver_registry() -> SolverRegistry | None:
         register=solver_register,
         label=set_registry_info,
     )
+
+
+def registered(kind: str, name: str) -> bool | None:
+    """Whether Inspect's registry holds a task, solver or scorer of this name (loading the
+    package that namespaces it, as Inspect does); None when its internals moved: the caller then
+    skips the check, and building the object refuses an unknown name as before."""
+    try:
+        from inspect_ai._util.registry import registry_lookup
+    except ImportError:
+        return None
+    return registry_lookup(kind, name) is not None  # type: ignore[arg-type]

@@ -17,10 +17,11 @@ from .scorers.debate_stats import debate_stats
 from .scorers.decision_stats import decision_stats
 from .scorers.judge_metrics import judge_agreement
 from .scorers.judges import more_judge, samre_judge
+from .scorers.longbench import longbench_score
 from .scorers.mathvista import mathvista_answer
 from .scorers.method import method
 from .scorers.pd3 import dup_origin, dup_weighted, retrieval_at_k
-from .scorers.squad import squad_exact, squad_f1
+from .scorers.squad import squad_contains, squad_exact, squad_f1
 from .scorers.tod import (
     tod_breadth,
     tod_contextualization,
@@ -30,16 +31,23 @@ from .scorers.tod import (
     tod_win_factuality,
 )
 from .solvers.baselines import cot, self_consistency, single
+from .solvers.chateval import chateval
 from .solvers.cortex import cortex
 from .solvers.decision import aad, collective_improvement, consensus, voting
 from .solvers.du_debate import du_debate
+from .solvers.group_debate import group_debate
 from .solvers.judges import more, samre, single_judge
+from .solvers.neighbor_debate import neighbor_debate
 from .solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
+from .solvers.peer_review import peer_review
+from .solvers.reconcile import reconcile
 from .solvers.tree_of_debate import single_stage, tod_no_sd, tod_no_tree, tree_of_debate, two_stage
 from .tasks.arc_challenge import arc_challenge
+from .tasks.autoj_pairwise import autoj_pairwise
 from .tasks.competition_math import math
 from .tasks.gpqa import gpqa
 from .tasks.gsm_ic import gsm_ic
+from .tasks.longbench import longbench
 from .tasks.mathvista import mathvista
 from .tasks.mmlu import mmlu
 from .tasks.mmlu_pro import mmlu_pro
@@ -56,5 +64,7 @@ SOLVERS += [voting, consensus, aad, collective_improvement]
 SOLVERS += [more, samre, single_judge]
 SOLVERS += [tree_of_debate, tod_no_tree, tod_no_sd, single_stage, two_stage]
 SOLVERS += [pd3, llm_voting, listwise, bm25, pd3_feedback]
+SOLVERS += [reconcile, chateval]
+SOLVERS += [peer_review, group_debate, neighbor_debate]
 
 register_short_aliases(SOLVERS)

@@ -6,8 +6,8 @@ afterwards, from what the log's header records, through Inspect's public edit AP
 (`edit_eval_log`: the edit is kept in the log with its provenance; the eval's spec is untouched).
 `inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time.
 
-`mad-tasks report` and `mad-tasks compare` are here as commands; their work is in `report.py` and
-`compare.py`.
+`mad-tasks report`, `mad-tasks compare` and `mad-tasks reproduce` are here as commands; their work
+is in `report.py`, `compare.py` and `reproduce.py`.
 """
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     _add_report_commands(commands)
     args = parser.parse_args(argv)
-    if args.command in ("report", "compare"):
-        status = _report(args.log_dir, args.out) if args.command == "report" else _compare(args)
+    if args.command in ("report", "compare", "reproduce"):
+        run = {"report": lambda a: _report(a.log_dir, a.out), "compare": _compare}
+        status = run.get(args.command, _reproduce)(args)
         if status:
             sys.exit(status)
         return
@@ -141,6 +142,38 @@ def _add_report_commands(commands: Any) -> None:
     compare.add_argument("--limit", type=int, help="samples per run")
     compare.add_argument("--log-dir", required=True, help="the comparison's log directory")
     compare.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
+    _add_reproduce_command(commands)
+
+
+def _add_reproduce_command(commands: Any) -> None:
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="run a paper table's experiment and write the table beside the paper's values",
+        description="Runs the experiment NAME (a file shipped with mad-tasks; --list names them) "
+        "through Inspect's eval sets, one per row in LOG_DIR/NAME/<row>, then writes "
+        "LOG_DIR/NAME/NAME.md and .html: each cell the measured mean ± std over runs beside the "
+        "paper's value, with calls and tokens per sample. Re-running the same command resumes.",
+    )
+    reproduce.add_argument("name", nargs="?", help="the experiment, e.g. seed004_fig2")
+    reproduce.add_argument("--list", action="store_true", help="list the experiments")
+    reproduce.add_argument("--model", help="the model every row runs on")
+    reproduce.add_argument(
+        "--model-role", action="append", default=[], metavar="ROLE=MODEL", help="bind a role"
+    )
+    reproduce.add_argument("--limit", type=int, help="samples per task")
+    reproduce.add_argument("--epochs", type=int, help="runs (default: the experiment's runs)")
+    reproduce.add_argument(
+        "--log-dir",
+        default=os.environ.get("INSPECT_LOG_DIR", "./logs"),
+        help="where LOG_DIR/NAME goes (default: $INSPECT_LOG_DIR, else ./logs)",
+    )
+    reproduce.add_argument(
+        "--data", action="append", default=[], metavar="TASK=PATH", help="a task's data_path"
+    )
+    reproduce.add_argument(
+        "-M", action="append", default=[], metavar="NAME=VALUE", help="a model option"
+    )
+    reproduce.add_argument("--max-tasks", type=int, help="tasks of a row run at once")
 
 
 def _report(log_dir: str, out: str | None) -> int:
@@ -180,6 +213,69 @@ def _compare(args: argparse.Namespace) -> int:
     if unfinished:
         print(f"unfinished: {', '.join(unfinished)}; run the same command again to resume")
         return 1
+    return status
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce as r
+    from .compare import parse_options
+
+    if args.list:
+        return _list_experiments()
+    if not args.name or not args.model:
+        print("mad-tasks reproduce: give NAME and --model (or --list)", file=sys.stderr)
+        return 2
+    try:
+        experiment = r.find_experiment(args.name)
+        data = dict(_pair(item, "--data") for item in args.data)
+        roles = dict(_pair(item, "--model-role") for item in args.model_role)
+        epochs = args.epochs or experiment.runs
+        runs = r.run_experiment(
+            experiment,
+            args.model,
+            args.log_dir,
+            data=data,
+            epochs=epochs,
+            limit=args.limit,
+            model_roles=roles or None,
+            model_args=parse_options(args.M, "-M"),
+            max_tasks=args.max_tasks,
+        )
+    except (ValueError, LookupError) as error:  # a file, option or name refused before any call
+        print(f"mad-tasks reproduce: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.log_dir) / experiment.name
+    table = r.measure(experiment, runs, args.model, args.limit, epochs, str(out), data, roles)
+    files = r.write_table(table, out)
+    print(r.to_markdown(table))
+    for path in files:
+        print(f"wrote {path}")
+    unfinished = [run.row.label for run in runs if not run.success]
+    if unfinished:
+        print(f"unfinished: {', '.join(unfinished)}; run the same command again to resume")
+        return 1
+    return 0
+
+
+def _pair(text: str, flag: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value:
+        raise ValueError(f"{flag} {text!r}: expected NAME=VALUE")
+    return name, value
+
+
+def _list_experiments() -> int:
+    from .reproduce import ExperimentError, experiment_files, load_experiment
+
+    status = 0
+    for name, path in experiment_files().items():
+        try:
+            e = load_experiment(path)
+        except ExperimentError as error:
+            print(f"mad-tasks reproduce: {error}", file=sys.stderr)
+            status = 2
+            continue
+        print(f"{name}\tseed {e.seed}\t{e.table}\t{e.runs} runs\t{e.evals} evals\t{e.caption}")
     return status
 
 

@@ -112,9 +112,13 @@ def record_kinds() -> dict[str, type[MethodRecord]]:
     from .methods.d3_records import JudgeRecord
     from .methods.decision_records import DecisionRecord
     from .methods.pd3_records import FeedbackRecord, PD3Record
+    from .methods.reconcile_records import ReconcileRecord
     from .methods.tod_records import TreeRecord
 
-    kinds = (DecisionRecord, CortexRecord, JudgeRecord, TreeRecord, PD3Record, FeedbackRecord)
+    kinds: tuple[type[MethodRecord], ...] = (
+        DecisionRecord, CortexRecord, JudgeRecord, TreeRecord, PD3Record, FeedbackRecord
+    )  # fmt: skip
+    kinds += (ReconcileRecord,)
     return {r.kind: r for r in kinds}
 
 

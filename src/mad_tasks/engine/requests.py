@@ -197,6 +197,50 @@ class DuplicationRequest:
     ids: tuple[str, ...]
 
 
+# -- the decision debates' challenge stage (engine/methods/decision.py, seed 004 §4.2)
+
+
+@dataclass(frozen=True)
+class ChallengeRequest:
+    """After the decision: the exact word AGREE or DISAGREE on the final answer shown; `answer` is
+    that answer in `fmt` (None: it is none, say an irrelevant one)."""
+
+    fmt: AnswerFormat
+    answer: str | None
+
+
+@dataclass(frozen=True)
+class CounterfeitRequest:
+    """The challenger's replacement of the final answer: a deliberately wrong answer in `fmt`
+    (`kind` "wrong") or a reply irrelevant to the question ("irrelevant")."""
+
+    fmt: AnswerFormat
+    kind: str
+
+
+# -- seed 001's comparison methods: PRD's reviews (methods/peer_review.py), GroupDebate's group
+# summaries (methods/group_debate.py), also ChatEval's summarizer (methods/chateval.py: the whole
+# panel's latest turn is the group)
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    """Feedback on another agent's solution, which reached `answer` (None: no readable answer),
+    ending with a `CONFIDENCE: n` line, n from 1 to 10, when `confidence`."""
+
+    fmt: AnswerFormat
+    answer: str | None
+    confidence: bool = True
+
+
+@dataclass(frozen=True)
+class GroupSummaryRequest:
+    """A summary of one group's latest replies, whose answers are `answers`."""
+
+    fmt: AnswerFormat
+    answers: tuple[str, ...]
+
+
 Request = (
     AnswerRequest
     | ReasoningRequest
@@ -217,4 +261,8 @@ Request = (
     | PicksRequest
     | ConclusionRequest
     | DuplicationRequest
+    | ChallengeRequest
+    | CounterfeitRequest
+    | ReviewRequest
+    | GroupSummaryRequest
 )

@@ -22,9 +22,14 @@ from ..engine.judge_options import (
 )
 from ..engine.methods import baselines
 from ..engine.methods.baselines import SelfConsistencyOptions
+from ..engine.methods.chateval import ChatEvalOptions, chateval
 from ..engine.methods.cortex import CortexOptions, cortex
 from ..engine.methods.decision import VARIANTS, DecisionConfig, decision_debate
 from ..engine.methods.du_debate import DuDebateOptions, agent_names, du_debate
+from ..engine.methods.group_debate import GroupDebateOptions, group_debate
+from ..engine.methods.neighbor_debate import NeighborDebateOptions, neighbor_debate
+from ..engine.methods.peer_review import PeerReviewOptions, peer_review
+from ..engine.methods.reconcile import ReconcileOptions, reconcile
 from ..engine.options import Answering, OptionError, Options, options_factory
 from ..engine.records import DebateResult
 from ..engine.session import Session
@@ -108,6 +113,12 @@ ANSWERING: dict[str, tuple[Spec, Prepare]] = {
         _decision,
     ),
     "cortex": (Spec(CortexOptions), _cortex),
+    # seed 001's comparison methods: their options are all they need
+    "reconcile": (Spec(ReconcileOptions), lambda o, m: lambda s: reconcile(s, o)),
+    "chateval": (Spec(ChatEvalOptions), lambda o, m: lambda s: chateval(s, o)),
+    "peer_review": (Spec(PeerReviewOptions), lambda o, m: lambda s: peer_review(s, o)),
+    "group_debate": (Spec(GroupDebateOptions), lambda o, m: lambda s: group_debate(s, o)),
+    "neighbor_debate": (Spec(NeighborDebateOptions), lambda o, m: lambda s: neighbor_debate(s, o)),
 }
 
 # the D3 judges: their options make the judge (`CourtOptions.judge()`)

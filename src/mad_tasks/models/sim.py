@@ -14,9 +14,15 @@ or other non-text part) unless `usage=false`, and
 `latency` adds a fixed delay per call.
 A call that asks for a confidence (CortexDebate) gets `EXPLANATION:`, `CONFIDENCE:` and `ANSWER:`
 lines, the confidence drawn higher for a correct answer than for a wrong one. A ballot is written by
-its ballot kind (`BallotKind.write`), so a new kind needs nothing here. A Tree-of-Debate call gets
-valid JSON built from its request's values (claims citing the excerpts shown, subtopics mapping to
-the claims, arguments naming the node's topic, expansion wanted less often deeper down, summaries
+its ballot kind (`BallotKind.write`), so a new kind needs nothing here. A challenge verdict
+(`ChallengeRequest`) is AGREE with probability `conformity`, else AGREE exactly when the answer
+shown is the one the agent believes (one that is no answer, say an irrelevant one, is always
+challenged); the challenger (`CounterfeitRequest`) writes a wrong answer or an unrelated
+sentence. A PRD review (`ReviewRequest`) judges the answer it reviews right or wrong as an agent
+of its accuracy would, with a `CONFIDENCE:` line from 1 to 10 when asked; a GroupDebate summary
+(`GroupSummaryRequest`) names the answers it summarises. A Tree-of-Debate call gets valid JSON
+built from its request's values (claims citing the excerpts shown, subtopics mapping to the
+claims, arguments naming the node's topic, expansion wanted less often deeper down, summaries
 naming the sample's topic and papers), its judge grades and preferences following `accuracy`. A
 PD³ expert or decider (`PicksRequest`) picks each gold candidate shown (the sample's target ids)
 with probability `accuracy` and fills its `k` picks from the others, naming them by the labels the
@@ -63,18 +69,22 @@ from ..engine.requests import (
     AnswerRequest,
     ArgumentRequest,
     BallotRequest,
+    ChallengeRequest,
     ClaimsRequest,
     ConclusionRequest,
+    CounterfeitRequest,
     DefenceRequest,
     DuplicationRequest,
     ExpandRequest,
     ExtractRequest,
+    GroupSummaryRequest,
     PersonaRequest,
     PicksRequest,
     PreferenceRequest,
     ReasoningRequest,
     RelevanceRequest,
     Request,
+    ReviewRequest,
     RubricRequest,
     ScoreRequest,
     SubtopicsRequest,
@@ -187,7 +197,63 @@ class SimulatedModel(ModelAPI):
                 return self._picks(agent, asks, rng)
             case ConclusionRequest() | DuplicationRequest():
                 return self._duplication(agent, asks, rng)
+            case ChallengeRequest():
+                return self._challenge(agent, asks, prompt, rng)
+            case CounterfeitRequest():
+                return self._counterfeit(agent, asks, prompt, rng)
+            case ReviewRequest() | GroupSummaryRequest():
+                return self._feedback(agent, asks, prompt, rng)
         return NO_ANSWER
+
+    # -- seed 001's comparison methods: PRD's reviews, GroupDebate's group summaries -----------
+
+    def _feedback(
+        self, agent: str, asks: ReviewRequest | GroupSummaryRequest, prompt: str, rng: random.Random
+    ) -> str:
+        """A summary names the answers it summarises; a review calls the answer right when it
+        is the gold one (with probability `accuracy`, else the opposite), with a confidence from
+        6 to 10 for a right call and 1 to 7 for a wrong one."""
+        if isinstance(asks, GroupSummaryRequest):
+            named = ", ".join(asks.answers) or "none"
+            return f"Simulated summary by {agent}: the group's agents answered {named}."
+        gold, reviewed = self._gold(prompt, asks.fmt), asks.answer
+        true = gold is not None and reviewed is not None
+        true = true and asks.fmt.key(gold or "") == asks.fmt.key(reviewed or "")
+        sound = rng.random() < self._accuracy(agent)
+        verdict = "holds up" if true == sound else "has a flaw: check the last step"
+        text = f"Simulated review by {agent}: the reasoning {verdict}."
+        if not asks.confidence:
+            return text
+        sure = rng.randint(6, 10) if sound else rng.randint(1, 7)
+        return f"{text}\nCONFIDENCE: {sure}"
+
+    # -- the decision debates' challenge stage: verdicts and the challenger's answers ------------
+
+    def _challenge(
+        self, agent: str, asks: ChallengeRequest, prompt: str, rng: random.Random
+    ) -> str:
+        """AGREE with probability `conformity`, else exactly when the answer shown is the one this
+        agent believes; an answer that is none (irrelevant) is always challenged."""
+        fmt, shown = asks.fmt, asks.answer
+        gold = self._gold(prompt, fmt)
+        if gold is None or rng.random() < self.unparseable:
+            return "Hard to say; both views have merit."
+        if shown is None:
+            return "DISAGREE"
+        if rng.random() < self.conformity:
+            return "AGREE"
+        belief = gold if rng.random() < self._accuracy(agent) else _wrong(gold, fmt, rng)
+        return "AGREE" if fmt.key(belief) == fmt.key(shown) else "DISAGREE"
+
+    def _counterfeit(
+        self, agent: str, asks: CounterfeitRequest, prompt: str, rng: random.Random
+    ) -> str:
+        if asks.kind != "wrong":
+            return rng.choice(_IRRELEVANT)
+        gold = self._gold(prompt, asks.fmt)
+        if gold is None or rng.random() < self.unparseable:
+            return NO_ANSWER
+        return f"A deliberately wrong answer.\nANSWER: {_wrong(gold, asks.fmt, rng)}"
 
     def _answer(
         self, agent: str, asks: AnswerRequest | ExtractRequest, prompt: str, rng: random.Random
@@ -220,7 +286,7 @@ class SimulatedModel(ModelAPI):
             why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
         return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
 
-    # -- decision debates (engine/methods/decision.py): personas, reasoning-only turns, ballots -----
+    # -- decision debates (engine/methods/decision.py): personas, reasoning-only turns, ballots --
 
     def _persona(self, asks: PersonaRequest, rng: random.Random) -> str:
         if rng.random() < self.unparseable:
@@ -248,7 +314,7 @@ class SimulatedModel(ModelAPI):
         others = [i for i in range(n) if i not in liked]
         return ballot_kind(asks.rules.protocol).write(liked, others, asks.rules)
 
-    # -- D3 judges (engine/methods/d3.py): defences, judge scores, juror votes -----------------------
+    # -- D3 judges (engine/methods/d3.py): defences, judge scores, juror votes --------------------
 
     def _d3(
         self, agent: str, asks: DefenceRequest | ScoreRequest | VerdictRequest, rng: random.Random
@@ -268,7 +334,10 @@ class SimulatedModel(ModelAPI):
         else:
             pick = better if rng.random() < self._accuracy(agent) else _OTHER[better]
         if isinstance(asks, VerdictRequest):
-            return f"Simulated juror {agent}: Answer {pick} serves the question better.\nANSWER: {pick}"
+            return (
+                f"Simulated juror {agent}: Answer {pick} serves the question better.\n"
+                f"ANSWER: {pick}"
+            )
         k = asks.criteria
         margin = 8 + _digest(*sorted((asks.a, asks.b))) % 25 + rng.randint(-2, 2)
         high, low = 70 + (margin + 1) // 2, 70 - margin // 2
@@ -375,6 +444,11 @@ class SimulatedModel(ModelAPI):
 
 
 _OTHER = {"A": "B", "B": "A"}
+_IRRELEVANT = (
+    "The tallest tree on record is a coast redwood.",
+    "Lisbon has mild winters.",
+    "Honey never spoils if it is kept sealed.",
+)
 
 TodRequest = (
     ClaimsRequest

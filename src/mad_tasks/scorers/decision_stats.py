@@ -10,7 +10,16 @@ One figure scorer each (see `figures`); `decision_stats()` gives them all for a 
 - `votes`, `ties` and `tie_rate` (tied votes / votes over the run), `ballots`, `invalid_ballots` and
   `invalid_ballot_rate` (invalid / ballots);
 - `answer_cosine`: the answer diversity, the mean pairwise cosine of the agents' final answers
-  (none under two answers).
+  (none under two answers);
+- after a challenge stage (`-S challenge=...`, the paper's Figs. 6-7): `challenges` (agents that
+  disagreed) with `challenge_rate` (disagreements / readable verdicts), `challenge_abstentions`
+  with `challenge_abstention_rate` (unreadable verdicts / agents asked), `new_answers_correct`
+  with `new_answer_accuracy` (correct new answers / new answers asked for), `new_answer_gain` with
+  `improved_answers` (Fig. 7: new answers right where the decision's answer is wrong minus wrong
+  where it is right, / new answers; under `wrong` and `irrelevant` still against the decision's
+  answer, which the agents never saw), `challenge_changed` (the new answers replaced the final
+  one). Correct means the answer's key is a target's, as `final_answer` scores it; the
+  `challenges` metadata says whether the answer shown was correct and was the decision's.
 
 Calls and tokens are `debate_stats`' figures. Works after the fact too, one figure at a time
 (`inspect score LOG --scorer mad_tasks/decision_success --action append`), or all of them with
@@ -21,6 +30,7 @@ to recompute the diversity from the recorded final answers.
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
 from inspect_ai.solver import TaskState
@@ -33,6 +43,7 @@ from ..engine.options import embedder_spec, optional
 from ..engine.records import DebateResult
 from ._epochs import by_sample
 from ._options import scorer_options
+from .answers import gold_keys
 from .figures import Figure, Missing, Reading, family
 
 NOT_DECISION = "no decision-protocol debate record in the sample store"
@@ -77,6 +88,23 @@ def rate(name: str, whole: str) -> Metric:
     return ratio()
 
 
+# the challenge stage (the paper's Figs. 6 and 7), read only from debates that ran one
+CHALLENGE_FIGURES = [
+    Figure("challenges", "Agents that replied DISAGREE to the final answer shown after the "
+           "decision.", [rate("challenge_rate", "verdicts")]),
+    Figure("challenge_abstentions", "Challenge replies with no readable AGREE or DISAGREE.",
+           [rate("challenge_abstention_rate", "asked")]),
+    Figure("new_answers_correct", "New answers after a DISAGREE that match the target (an "
+           "unreadable one counts as wrong).", [rate("new_answer_accuracy", "new_answers")]),
+    Figure("new_answer_gain", "New answers that are right where the decision's answer is wrong, "
+           "minus those wrong where it is right.", [rate("improved_answers", "new_answers")]),
+    Figure("challenge_changed", "1 when new answers replaced the decision's answer "
+           "(challenge_adopt=majority)."),
+]  # fmt: skip
+NO_CHALLENGE = "no challenge stage ran (challenge=none)"
+NOTHING_SHOWN = "the debate had no answer, so no agent was asked to challenge it"
+NO_WRONG = "no wrong answer could be read from the challenger's reply, so no agent was asked"
+
 FIGURES = [
     Figure("decision_success", "1 when the protocol decided the answer, 0 when a fallback chose it."),
     Figure("turns", "The turn the debate ended in (an undecided debate ran all max_turns).",
@@ -86,6 +114,7 @@ FIGURES = [
     Figure("ballots", "Ballots cast over all votes."),
     Figure("invalid_ballots", "Ballots with no readable vote after the retries.",
            [rate("invalid_ballot_rate", "ballots")]),
+    *CHALLENGE_FIGURES,
 ]  # fmt: skip
 
 
@@ -97,9 +126,14 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     if not isinstance(record, DecisionRecord):
         return Missing(NOT_DECISION)
     stats = record.stats(result.calls, record.answer_cosine)
+    challenge, counts = challenge_figures(record, _format(state, result), target)
+    values: dict[str, int | float | Missing] = {
+        f.name: v for f in FIGURES if f.name in stats and (v := stats[f.name]) is not None
+    }
     return Reading(
-        {f.name: v for f in FIGURES if (v := stats[f.name]) is not None},
+        values | challenge,
         {
+            **counts,
             "decision_success": {
                 "protocol": result.options.get("protocol"),
                 "decided_at": asdict(record.decided_at) if record.decided_at else None,
@@ -111,6 +145,57 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
             "invalid_ballots": {"ballots": stats["ballots"]},
         },
     )
+
+
+def challenge_figures(
+    record: DecisionRecord, fmt: AnswerFormat, target: Target
+) -> tuple[dict[str, int | Missing], dict[str, dict[str, Any]]]:
+    """The challenge figures of one debate, with the wholes their rates divide by: correctness of
+    an answer is its key among the targets' (exact match, as `final_answer` scores)."""
+    stage = record.challenge
+    if stage is None or stage.shown is None:
+        why = (
+            NO_CHALLENGE
+            if stage is None
+            else NO_WRONG
+            if stage.setting == "wrong"
+            else NOTHING_SHOWN
+        )
+        return {f.name: Missing(why) for f in CHALLENGE_FIGURES}, {}
+    gold = gold_keys(fmt, target.target)
+
+    def right(answer: str | None) -> int:
+        return int(answer is not None and fmt.key(answer) in gold)
+
+    shown = stage.shown_answer  # None: not an answer (irrelevant)
+
+    new = [v.new_answer for v in stage.verdicts if v.verdict == "disagree"]
+    decided = right(stage.decided)
+    return {
+        "challenges": len(new),
+        "challenge_abstentions": stage.count("abstain"),
+        "new_answers_correct": sum(map(right, new)),
+        "new_answer_gain": sum(right(a) - decided for a in new),
+        "challenge_changed": int(
+            stage.adopted is not None
+            and (stage.decided is None or fmt.key(stage.adopted) != fmt.key(stage.decided))
+        ),
+    }, {
+        "challenges": {
+            "verdicts": len(new) + stage.count("agree"),
+            "setting": stage.setting,
+            "shown": stage.shown,
+            # whether the answer judged is right, and is the decision's (a "wrong" answer may be
+            # either); None: what was shown is no answer
+            "shown_correct": None if shown is None else bool(right(shown)),
+            "shown_is_decided": None
+            if shown is None
+            else stage.decided is not None and fmt.key(shown) == fmt.key(stage.decided),
+        },
+        "challenge_abstentions": {"asked": len(stage.verdicts)},
+        "new_answers_correct": {"new_answers": len(new)},
+        "new_answer_gain": {"new_answers": len(new), "decision_correct": bool(decided)},
+    }
 
 
 SCORERS = family(FIGURES, read)
@@ -149,7 +234,7 @@ def answer_cosine(embedder: str | None = None) -> Scorer:
 
 def decision_stats(embedder: str | None = None) -> list[Scorer]:
     """The decision figures' scorers: decision success, the turn the debate ended, votes, ties,
-    ballots, invalid ballots and answer diversity, one score each.
+    ballots, invalid ballots, the challenge stage's figures and answer diversity, one score each.
 
     Args:
         embedder: recompute the answer diversity with this embedder (see `answer_cosine`).

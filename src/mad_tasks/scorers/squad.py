@@ -1,4 +1,4 @@
-"""`squad_exact` and `squad_f1` (both: `squad()`): SQuAD 2.0 exact match and F1, overall and split into answerable / unanswerable questions.
+"""`squad_exact` and `squad_f1` (both: `squad()`): SQuAD 2.0 exact match and F1, overall and split into answerable / unanswerable questions; `squad_contains`, CortexDebate's containment match.
 
 The measures are those of the official `squad_v2` evaluation: answers are compared after
 lower-casing and removing punctuation, articles and extra spaces; each question takes its best
@@ -6,6 +6,10 @@ score over the reference answers; a question with no reference is answered corre
 empty (no-answer) prediction. As in "Voting or Consensus?", a prediction that mentions "unknown"
 (the prompt asks for "[UNKNOWN]") is that empty prediction. An output with no readable answer at all
 (e.g. every agent abstained) scores 0, on unanswerable questions too.
+
+`squad_contains` scores 1 when the final answer contains a reference answer as whole words, both
+normalised as above; on an unanswerable question only the no-answer is right (a span "containing"
+no answer would make every reply right), and an output with no readable answer scores 0.
 """
 
 from __future__ import annotations
@@ -53,6 +57,16 @@ def f1(prediction: str, gold: str) -> float:
         return 0.0
     precision, recall = same / len(pred), same / len(ref)
     return 2 * precision * recall / (precision + recall)
+
+
+def contains(prediction: str, gold: str) -> float:
+    """CortexDebate's SQuAD "EM", "% of outputs containing the correct answer": the normalised
+    reference stands in the normalised prediction as whole words ("Quill" is in "Mara Quill",
+    "cat" is not in "concatenate"). A no-answer is right only against a no-answer, as above."""
+    pred, ref = normalize(prediction), normalize(gold)
+    if not pred or not ref:
+        return float(pred == ref)
+    return float(f" {ref} " in f" {pred} ")
 
 
 def read_prediction(completion: str) -> str | None:
@@ -119,6 +133,13 @@ def squad_exact() -> Scorer:
 def squad_f1() -> Scorer:
     """Token F1, overall and on the answerable (HasAns) and unanswerable (NoAns) questions."""
     return _scorer(f1)
+
+
+@scorer(metrics=[mean(), stderr(), by_split()])
+def squad_contains() -> Scorer:
+    """Whether the answer contains a reference answer (CortexDebate's SQuAD measure), overall and
+    on the answerable (HasAns) and unanswerable (NoAns) questions."""
+    return _scorer(contains)
 
 
 def squad() -> list[Scorer]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 
+from ..engine.options import boolean
 from ..scorers.debate_stats import debate_stats
-from ..scorers.squad import NO_ANSWER, squad
+from ..scorers.squad import NO_ANSWER, squad, squad_contains
 from ._bench import (
     Record,
     benchmark_task,
@@ -56,6 +57,7 @@ def squad_v2(
     subset: int | str | None = None,
     shuffle: bool | None = None,
     seed: int = 42,
+    contains: bool = False,
 ) -> Task:
     """SQuAD 2.0 questions (validation split), answerable and unanswerable.
 
@@ -66,9 +68,13 @@ def squad_v2(
         subset: keep this many questions, or a paper's size: voting (373) or cortex (100).
         shuffle: shuffle with `seed` before taking the subset (default: only for a paper's size).
         seed: the shuffle seed.
+        contains: also score `squad_contains`, whether the answer contains a reference answer
+            (CortexDebate's measure).
     """
     chosen = subset_option(subset, shuffle, seed, PRESETS)
+    extra = [squad_contains()] if boolean("contains", contains, kind="task") else []
     records, source = local_or(data_path, lambda: hf_load(DATASET, "validation", None, REVISION))
+    scorers = [*squad(), *extra, *debate_stats()]
     return benchmark_task(
-        "squad_v2", records, source, record_to_sample, chosen, PROMPT, [*squad(), *debate_stats()]
+        "squad_v2", records, source, record_to_sample, chosen, PROMPT, scorers, contains=contains
     )

@@ -22,6 +22,14 @@ the decision protocol decides or `max_turns` runs out:
 4. No decision by `max_turns`: voting returns the first agent's candidate (`no_decision`), consensus
    the latest proposal's solution; `decision_success` is then False. Without such a solution (no
    agent ever had one, say) there is no answer: the debate abstains, never picks another at random.
+5. The challenge stage (`challenge`, off by default; the paper's §4.2 ablation, App. E.3 prompts):
+   after the decision every agent, at once, judges a final answer (the decision's, with or without
+   the discussion, or a wrong or irrelevant one the `challenger` role writes in its place while the
+   debate runs; the paper used Qwen2-7B for those, MALLM's code hard-codes the irrelevant one:
+   `challenge_irrelevant`) with
+   the exact word AGREE or DISAGREE, and a disagreeing agent gives a new answer. The paper reports
+   the challenge rate and that re-answering never helps, so the decision's answer stays final unless
+   `challenge_adopt=majority`. Its Wikipedia-RAG setting is not offered (no retrieval service).
 
 Every call shows the question with all its parts, first in its first user message (prompt caches):
 a call made in the agent's persona opens with the agent's system message, the persona calls and
@@ -32,8 +40,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from .. import prompts as base_prompts
 from ..content import compose
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ..options import (
@@ -53,14 +62,24 @@ from ..options import (
 from ..protocols import consensus, voting
 from ..protocols.voting import BallotRules, Parsed
 from ..records import AgentAnswer, DebateResult, Tally
-from ..requests import AnswerRequest, BallotRequest, ExtractRequest, ReasoningRequest
+from ..requests import (
+    AnswerRequest,
+    BallotRequest,
+    ChallengeRequest,
+    CounterfeitRequest,
+    ExtractRequest,
+    ReasoningRequest,
+)
 from ..runtime import Msg
 from ..session import Asked, Session
+from . import decision_challenge as challenges
 from . import decision_prompts as prompts
 from . import decision_report as report
 from .decision_records import (
     Ballot,
     Candidate,
+    Challenge,
+    ChallengeVerdict,
     ConsensusCheck,
     Contribution,
     DecidedAt,
@@ -77,6 +96,10 @@ EXTRACTIONS = ("marked", "call")
 NO_DECISION = ("first_agent", "none")
 CI_CONTEXTS = ("solutions", "messages")
 FAMILIES = ("voting", "consensus", "any")
+CHALLENGER = "challenger"  # the model role (and agent name) that writes a replaced final answer
+# a replaced final answer: the challenger's reply (None: the fixed irrelevant answer), the answer
+# read from it (wrong only) and what the agents are shown (None: no wrong answer could be read)
+Counterfeit = tuple[str | None, str | None, str | None]
 
 
 def voting_protocols() -> tuple[str, ...]:
@@ -204,6 +227,25 @@ class DecisionConfig(Answering):
         "embeddings for the answer-diversity figure: hashing, sentence-transformers[/model] or "
         "openai[/model]."
     )
+    challenge: str = option(
+        "none",
+        "after the decision each agent agrees or disagrees with a final answer and, disagreeing, "
+        "gives a new one: none, solution (the decision's answer), history (with the discussion), "
+        "wrong or irrelevant (an answer written in its place by model role `challenger`).",
+        _choice(challenges.SETTINGS),
+    )
+    challenge_adopt: str = option(
+        "never",
+        "never (the decision's answer stays final; the new answers are recorded and scored "
+        "apart) or majority (a new answer given by more than half of the agents replaces it).",
+        _choice(challenges.ADOPT),
+    )
+    challenge_irrelevant: str = option(
+        "call",
+        "the irrelevant answer: call (written by role `challenger`, as the paper says) or fixed "
+        f"(MALLM's code: {challenges.FIXED_IRRELEVANT!r}).",
+        _choice(challenges.IRRELEVANT),
+    )
     paradigm: str = option("memory", "memory or ci.", _choice(PARADIGMS), group="internal")
     all_agents_draft: bool = option(
         False, "every agent drafts alone in turn 1.", boolean, group="internal"
@@ -285,8 +327,16 @@ async def decision_debate(
     session: Session, cfg: DecisionConfig, embedder: Embedder | None = None
 ) -> DebateResult:
     debate = _Debate(session, cfg)
-    outcome = await debate.run()
-    return await debate.result(outcome, embedder or HashingEmbedder())
+    replaced: Counterfeit | None = None
+    if cfg.challenge in challenges.REPLACED:
+        # the challenger needs only the task, so it writes while the debate runs
+        both = await session.runtime.gather(debate.run(), debate.counterfeit())
+        outcome, replaced = cast(Outcome, both[0]), cast(Counterfeit, both[1])
+    else:
+        outcome = await debate.run()
+    debate.announce(outcome)
+    challenge = await debate.challenge(outcome, replaced) if cfg.challenge != "none" else None
+    return await debate.result(outcome, challenge, embedder or HashingEmbedder())
 
 
 class _Debate:
@@ -370,12 +420,7 @@ class _Debate:
         messages = [
             self.system(name),
             Msg("user", prompts.opening(self.question, shown, bool(window))),
-        ]
-        messages += [
-            Msg("assistant", c.message)
-            if c.agent == name
-            else Msg("user", f"{self.label(c.agent)}: {c.message}")
-            for c in window
+            *self.history(name, window),
         ]
         improve = current is not None
         messages.append(Msg("user", prompts.instruction(cfg.style, improve, self.fmt, cfg.cot)))
@@ -593,20 +638,113 @@ class _Debate:
             return Outcome(None, False, None, "first_agent")
         return Outcome(candidate.answer, False, None, "first_agent", first)
 
-    async def result(self, outcome: Outcome, embedder: Embedder) -> DebateResult:
+    def announce(self, outcome: Outcome) -> None:
+        self.rt.info(
+            "decision",
+            report.decision_text(
+                outcome, self.fmt.describe, self.votes, self.consensus_rule(), self.cfg.max_turns
+            ),
+        )
+
+    # -- the challenge stage ---------------------------------------------------------------------
+
+    async def challenge(self, outcome: Outcome, replaced: Counterfeit | None) -> Challenge:
+        """After the decision every agent, at once, judges a final answer (the decision's, or
+        `replaced`, the one the `challenger` role wrote in its place); an agent that disagrees
+        gives a new answer."""
+        cfg, fmt = self.cfg, self.fmt
+        turn = max((c.turn for c in self.transcript), default=0) + 1  # one round more
+        written: str | None = None
+        shown: str | None
+        async with self.rt.span("challenge"):
+            if replaced is not None:
+                written, answer, shown = replaced
+            else:
+                answer = outcome.final
+                shown = fmt.describe(answer) if answer is not None else None
+            # no answer to judge (the debate abstained, or no wrong answer could be read):
+            # nothing is asked
+            verdicts = (
+                []
+                if shown is None
+                else await self.rt.gather(
+                    *(self.verdict(name, turn, shown, answer) for name in self.names)
+                )
+            )
+        adopted = None
+        if cfg.challenge_adopt == "majority":
+            adopted = challenges.adopted([v.new_answer for v in verdicts], cfg.agents, fmt.key)
+        record = Challenge(
+            setting=cfg.challenge, decided=outcome.final, shown=shown, shown_answer=answer,
+            challenger=written, verdicts=list(verdicts), adopt=cfg.challenge_adopt,
+            adopted=adopted,
+        )  # fmt: skip
+        self.rt.info("challenge", report.challenge_table(record, fmt.describe))
+        return record
+
+    async def counterfeit(self) -> Counterfeit:
+        """The answer shown in place of the decision's (see `Counterfeit`), written in round 0:
+        it needs only the task, not the debate. A wrong answer is read in the task's format and
+        asked again while unreadable, as any answer; still unreadable, nothing is shown, since
+        a refusal is no wrong answer. An irrelevant reply is shown as written."""
+        cfg, fmt = self.cfg, self.fmt
+        if cfg.challenge == "irrelevant" and cfg.challenge_irrelevant == "fixed":
+            return None, None, challenges.FIXED_IRRELEVANT
+        messages = [Msg("user", prompts.counterfeit(self.question, cfg.challenge, fmt))]
+        asks = CounterfeitRequest(fmt, cfg.challenge)
+        async with self.rt.span(CHALLENGER):
+            if cfg.challenge == "wrong":
+                reminder = base_prompts.reminder(fmt, self.s.problem.templates)
+                wrong = await self.s.ask(
+                    CHALLENGER, CHALLENGER, messages, "counterfeit", 0, fmt.extract, reminder,
+                    asks=asks,
+                )  # fmt: skip
+                shown = fmt.describe(wrong.value) if wrong.value is not None else None
+                return wrong.replies[-1], wrong.value, shown
+            reply = await self.s.call(CHALLENGER, CHALLENGER, messages, "counterfeit", 0, asks=asks)
+        return reply.text, None, reply.text.strip()[: challenges.SHOWN_CHARS]
+
+    async def verdict(
+        self, name: str, turn: int, shown: str, answer: str | None
+    ) -> ChallengeVerdict:
+        """AGREE or DISAGREE on the answer shown; after DISAGREE, a new answer."""
+        history = self.cfg.challenge == "history"
+        messages = [
+            self.system(name),
+            Msg("user", prompts.challenge_opening(self.question, history)),
+            *(self.history(name, self.transcript) if history else []),
+            Msg("user", prompts.challenge(shown)),
+        ]
+        messages = _merged(messages)
+        asks = ChallengeRequest(self.fmt, answer)
+        async with self.rt.agent_span(name):  # the verdict and its new answer, together
+            reply = await self.s.call(name, name, messages, "challenge", turn, asks=asks)
+            agrees = challenges.read_verdict(reply.text)
+            if agrees is not False:
+                kind = "abstain" if agrees is None else "agree"
+                return ChallengeVerdict(name, reply.text, kind, None, None, 1)
+            follow = [
+                *messages,
+                Msg("assistant", reply.text),
+                Msg("user", prompts.new_answer(self.fmt)),
+            ]
+            new = await self.s.answer(
+                name, name, follow, "challenge_answer", turn, asks=AnswerRequest(self.fmt)
+            )
+        return ChallengeVerdict(
+            name, reply.text, "disagree", new.text, new.answer, 1 + new.attempts
+        )
+
+    async def result(
+        self, outcome: Outcome, challenge: Challenge | None, embedder: Embedder
+    ) -> DebateResult:
         finals = {c.agent: c.solution for c in self.transcript}  # each agent's last solution
         texts = [self.fmt.describe(a) for a in finals.values() if a is not None]
         cosine = mean_pairwise_cosine(await embedder.embed(texts)) if len(texts) > 1 else None
         cfg = self.cfg
-        self.rt.info(
-            "decision",
-            report.decision_text(
-                outcome, self.fmt.describe, self.votes, self.consensus_rule(), cfg.max_turns
-            ),
-        )
         return DebateResult(
             method=cfg.method,
-            final=outcome.final,
+            final=challenge.final if challenge is not None else outcome.final,
             answers=[
                 AgentAnswer(c.agent, c.turn, c.message, c.solution, c.calls)
                 for c in self.transcript
@@ -632,10 +770,20 @@ class _Debate:
                 final_answers=finals,
                 answer_cosine=cosine,
                 embedder=embedder.name,
+                challenge=challenge,
             ),
         )
 
     # -- what the agents and the viewer see ------------------------------------------------------
+
+    def history(self, name: str, contributions: list[Contribution]) -> list[Msg]:
+        """Messages as an agent sees them: its own as its replies, the others' by their label."""
+        return [
+            Msg("assistant", c.message)
+            if c.agent == name
+            else Msg("user", f"{self.label(c.agent)}: {c.message}")
+            for c in contributions
+        ]
 
     def system(self, name: str) -> Msg:
         persona = self.personas.get(name)

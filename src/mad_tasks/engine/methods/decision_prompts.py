@@ -125,3 +125,36 @@ def ballot(question: Question, candidates: Sequence[str], rules: BallotRules) ->
 
 def ballot_reminder(rules: BallotRules) -> str:
     return f"That ballot could not be counted. {ballot_kind(rules.protocol).request(rules)}"
+
+
+# -- the challenge stage (the paper's App. E.3: Figs. 20 and 21, and MALLM's wrong-answer prompt)
+
+VERDICT_REQUEST = (
+    "Evaluate this answer critically. If you agree with it, reply with the exact word AGREE; if "
+    "you do not, reply with the exact word DISAGREE."
+)
+HISTORY = "The discussion that led to it:"
+
+
+def challenge_opening(question: Question, history: bool) -> Content:
+    """The task first (as in every call), then the lead-in to the discussion if it is shown."""
+    return compose("Task:\n", question, f"\n\n{HISTORY}" if history else "")
+
+
+def challenge(shown: str) -> str:
+    return f"The final answer of the discussion: {shown}\n\n{VERDICT_REQUEST}"
+
+
+def new_answer(fmt: AnswerFormat) -> str:
+    return f"You do not agree with the final answer. Give a new answer to the task. {fmt.instruction()}"
+
+
+def counterfeit(question: Question, kind: str, fmt: AnswerFormat) -> Content:
+    """The challenger's request: a deliberately wrong answer, or one unrelated to the task."""
+    ask = (
+        f"Give an answer to this task that is deliberately wrong. {fmt.instruction()}"
+        if kind == "wrong"
+        else "Reply with an answer that has nothing to do with this task: one short sentence, "
+        "nothing else."
+    )
+    return compose("Task:\n", question, f"\n\n{ask}")

@@ -86,6 +86,42 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class ChallengeVerdict:
+    """One agent's reply to the challenge, and its new answer if it disagreed."""
+
+    agent: str
+    reply: str
+    verdict: str  # agree | disagree | abstain (no readable AGREE / DISAGREE)
+    new_reply: str | None  # the reply that gave the new answer (disagree only)
+    new_answer: str | None  # None: not asked, or no readable answer after the follow-ups
+    calls: int
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """The challenge stage after the decision (`challenge` option): what the agents judged, their
+    verdicts and new answers, and whether the final answer changed."""
+
+    setting: str  # solution | history | wrong | irrelevant
+    decided: str | None  # the decision's answer
+    # the final answer the agents judged, as shown; None: nothing to judge (the debate has no
+    # answer, or, for wrong, no answer could be read from the challenger's reply)
+    shown: str | None
+    shown_answer: str | None  # the same in the answer format; None: not an answer (irrelevant)
+    challenger: str | None  # the challenger role's reply (wrong, irrelevant written by a call)
+    verdicts: list[ChallengeVerdict]
+    adopt: str  # never | majority
+    adopted: str | None  # the new answer that replaced the decision's (challenge_adopt=majority)
+
+    @property
+    def final(self) -> str | None:
+        return self.adopted if self.adopted is not None else self.decided
+
+    def count(self, verdict: str) -> int:
+        return sum(v.verdict == verdict for v in self.verdicts)
+
+
+@dataclass(frozen=True)
 class DecisionRecord(MethodRecord):
     """A decision-protocol debate (`voting`, `consensus`, `aad`, `collective_improvement`)."""
 
@@ -104,6 +140,7 @@ class DecisionRecord(MethodRecord):
     final_answers: dict[str, str | None]  # each agent's last solution
     answer_cosine: float | None  # mean pairwise cosine of the final answers; None: under two
     embedder: str
+    challenge: Challenge | None = None  # None: no challenge stage (challenge=none)
 
     def stats(
         self, calls: Sequence[CallRecord], cosine: float | None

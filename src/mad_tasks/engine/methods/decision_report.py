@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..protocols.voting import BallotRules, ballot_points
 from ..report import legend, table
-from .decision_records import ConsensusCheck, Contribution, Outcome, Vote
+from .decision_records import Challenge, ConsensusCheck, Contribution, Outcome, Vote
 from .personas import Persona
 
 Describe = Callable[[str], str]
@@ -206,3 +206,57 @@ def _no_winner(vote: Vote) -> str:
         tied = [str(i + 1) for i, t in enumerate(vote.tally) if t == top]
         return f"a tie between solutions {', '.join(tied)} at {top} points"
     return "no valid ballot" if vote.candidates else "no agent had a solution"
+
+
+SHOWN = {
+    "solution": "the decision's answer",
+    "history": "the decision's answer, with the discussion that led to it",
+    "wrong": "a wrong answer the challenger role wrote in its place",
+    "irrelevant": "an irrelevant answer put in its place",
+}
+VERDICTS = {
+    "agree": "replied AGREE",
+    "disagree": "replied DISAGREE and was asked for a new answer",
+    "abstain": "no readable AGREE or DISAGREE: an abstention, not asked again",
+}
+
+
+def challenge_table(challenge: Challenge, describe: Describe) -> str:
+    """What the agents judged, each one's verdict and new answer, and the final answer after it."""
+    head = f"**Challenge** ({challenge.setting}): the agents judged {SHOWN[challenge.setting]}"
+    if challenge.shown is None:
+        why = (
+            "no wrong answer could be read from the challenger's reply"
+            if challenge.setting == "wrong"
+            else "the debate has no answer"
+        )
+        return f"{head}, but {why}: nothing was asked."
+    rows = [
+        (
+            v.agent,
+            v.verdict,
+            "" if v.verdict != "disagree" else
+            describe(v.new_answer) if v.new_answer is not None else NO_SOLUTION,
+            v.calls,
+        )
+        for v in challenge.verdicts
+    ]  # fmt: skip
+    decided = describe(challenge.decided) if challenge.decided is not None else "no answer"
+    if challenge.adopted is not None:
+        final = (
+            f"more than half of the agents gave the new answer **{describe(challenge.adopted)}**, "
+            f"which replaces the decision's ({decided})"
+        )
+    else:
+        rule = (
+            "no new answer was given by more than half of the agents"
+            if challenge.adopt == "majority"
+            else "challenge_adopt=never"
+        )
+        final = f"the decision's answer stays final ({rule}): **{decided}**"
+    return (
+        f"{head}: **{' '.join(challenge.shown.split())}**\n\n"
+        f"{table(['agent', 'verdict', 'new answer', 'calls'], rows, right={3})}\n\n"
+        f"verdict: {legend(VERDICTS, (v.verdict for v in challenge.verdicts))}.\n\n"
+        f"Final answer: {final}."
+    )

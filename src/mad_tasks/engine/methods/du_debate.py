@@ -8,13 +8,15 @@ With `sequential=True` an agent also reads the replies already given in round t 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import prompts, report
+from ..content import Content
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, boolean, integer, option
 from ..protocols import majority_vote
-from ..records import AgentAnswer, DebateResult
+from ..records import AgentAnswer, DebateResult, Tally
 from ..requests import AnswerRequest
 from ..runtime import Msg
 from ..session import Session
@@ -45,6 +47,38 @@ def agent_names(n: int) -> list[str]:
     return [f"agent_{i + 1}" for i in range(n)]
 
 
+async def speak(
+    session: Session,
+    name: str,
+    round: int,
+    history: list[Msg],
+    update: Content | None,
+    shown: Sequence[AgentAnswer] = (),
+) -> AgentAnswer:
+    """One agent's turn in its own conversation: `update` (what it reads this round, None when
+    it reads nothing) as a user message, then its answer; `shown` are the replies the update
+    shows."""
+    if update is not None:
+        history.append(Msg("user", update))
+    asks = AnswerRequest(
+        session.problem.fmt, shown=tuple(a.answer for a in shown if a.answer is not None)
+    )
+    reply = await session.answer(name, name, history, "debate", round, asks=asks)
+    history.append(Msg("assistant", reply.text))
+    return reply
+
+
+def final_vote(session: Session, by_round: Sequence[Sequence[AgentAnswer]]) -> Tally:
+    """Plurality of the last round; a tie goes to the earlier rounds, then to agent order."""
+    tally = majority_vote(
+        [a.answer for a in by_round[-1]],
+        earlier=[[a.answer for a in r] for r in by_round[:-1]],
+        key=session.problem.fmt.key,
+    )
+    session.runtime.info("vote", report.vote_table(tally, session.problem.fmt.describe))
+    return tally
+
+
 async def du_debate(session: Session, agents: int, rounds: int, sequential: bool) -> DebateResult:
     p, rt = session.problem, session.runtime
     names = agent_names(agents)
@@ -53,14 +87,9 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
     }
     by_round: list[list[AgentAnswer]] = []
 
-    async def speak(name: str, round: int, peers: list[AgentAnswer]) -> AgentAnswer:
-        if peers:
-            history[name].append(Msg("user", prompts.debate_update(peers, p.fmt, p.templates)))
-        shown = tuple(a.answer for a in peers if a.answer is not None)
-        asks = AnswerRequest(p.fmt, shown=shown)
-        reply = await session.answer(name, name, history[name], "debate", round, asks=asks)
-        history[name].append(Msg("assistant", reply.text))
-        return reply
+    def turn(name: str, round: int, peers: list[AgentAnswer]) -> Awaitable[AgentAnswer]:
+        update = prompts.debate_update(peers, p.fmt, p.templates) if peers else None
+        return speak(session, name, round, history[name], update, peers)
 
     for t in range(1, rounds + 1):
         previous = by_round[-1] if by_round else []
@@ -69,20 +98,15 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
                 current: list[AgentAnswer] = []
                 for i, name in enumerate(names):
                     peers = current + previous[i + 1 :]
-                    current.append(await speak(name, t, peers))
+                    current.append(await turn(name, t, peers))
             else:
                 current = await rt.gather(
-                    *(speak(name, t, [a for a in previous if a.agent != name]) for name in names)
+                    *(turn(name, t, [a for a in previous if a.agent != name]) for name in names)
                 )
         by_round.append(list(current))
         rt.info(f"round {t}", report.round_table(f"Round {t}", current, p.fmt.describe))
 
-    tally = majority_vote(
-        [a.answer for a in by_round[-1]],
-        earlier=[[a.answer for a in r] for r in by_round[:-1]],
-        key=p.fmt.key,
-    )
-    rt.info("vote", report.vote_table(tally, p.fmt.describe))
+    tally = final_vote(session, by_round)
     return DebateResult(
         method="du_debate",
         final=tally.winner,
