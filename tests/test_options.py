@@ -47,6 +47,7 @@ from mad_tasks.scorers.tod import (
     tod_win_contextualization,
     tod_win_factuality,
 )
+from mad_tasks.scorers.transitions import transitions
 from mad_tasks.solvers.baselines import cot, self_consistency, single
 from mad_tasks.solvers.chateval import chateval
 from mad_tasks.solvers.cortex import cortex
@@ -498,6 +499,7 @@ SCORERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             squad_contains,
             squad_exact,
             squad_f1,
+            transitions,
         )
     },
 }
@@ -555,7 +557,10 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
         ),
     ),
     "arc_challenge": (arc_challenge, task_options("cortex (100)")),
-    "squad_v2": (squad_v2, task_options("voting (373), cortex (100)", contains=bools())),
+    "squad_v2": (
+        squad_v2,
+        task_options("voting (373), cortex (100)", contains=bools(), answerable_only=bools()),
+    ),
     "autoj_pairwise": (autoj_pairwise, {"ties": choices("drop", "keep"), **PLAIN_TASK}),
     "longbench": (
         longbench,

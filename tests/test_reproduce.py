@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 import statistics
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from inspect_ai.log import read_eval_log
-from openai_stub import OpenAIStub, fail_after
+from openai_stub import OpenAIStub, fail_after, first_user_text
 from test_tasks_e2e import FIXTURE
 from testdata import STRATEGYQA
 
@@ -54,6 +56,24 @@ def markdown_table(text: str) -> list[list[str]]:
 
 # ---- every shipped experiment, end to end
 
+# the cells with no value on madsim's 2 samples per task, and why: any other empty cell is a defect
+BIAS_ROWS = [
+    "Single juror, no persona",
+    "Single juror, with persona",
+    "Multi-juror (k=5), no personas",
+    "Multi-juror (k=5), with personas",
+]
+EMPTY: dict[str, set[tuple[str, str]]] = {
+    # the fixture's first 2 MT-Bench pairs have no pair whose humans chose the shorter answer
+    "seed002_bias": {
+        (row, column)
+        for row in BIAS_ROWS
+        for column in ("Acc. shorter won (%)", "Longer picked, humans shorter (%)")
+    },
+    # with its discussion history no agent challenged the decision on StrategyQA: no new answer
+    "seed004_challenge": {("Discussion History", "Improved: StrategyQA")},
+}
+
 
 class no_exit:
     """`main` exits only on a non-zero status."""
@@ -87,8 +107,7 @@ def test_runs_offline_on_madsim_in_the_papers_shape(tmp_path: Path, name: str) -
     experiment = find_experiment(name)
     data = []
     for entry in experiment.tasks.values():
-        if entry.task not in FIXTURE:
-            pytest.skip(f"task {entry.task} has no fixture in tests/test_tasks_e2e.py FIXTURE")
+        assert entry.task in FIXTURE, f"{entry.task}: add a fixture to tests/test_tasks_e2e.py"
         data += ["--data", f"{entry.key}={FIXTURE[entry.task]}"]
     args = ["reproduce", name, "--model", "madsim/x", "--limit", "2", "--epochs", "1"]
     args += ["--log-dir", str(tmp_path), "--max-tasks", str(len(experiment.tasks)), *data]
@@ -99,16 +118,17 @@ def test_runs_offline_on_madsim_in_the_papers_shape(tmp_path: Path, name: str) -
     columns = [c.label for c in experiment.columns]
     assert table[0] == ["", *columns, "calls/sample", "tokens/sample"]
     assert [row[0] for row in table[1:]] == [row.label for row in experiment.rows]
-    measured, calls = 0, []
+    measured, calls, empty = 0, [], set()
     for row, cells in zip(experiment.rows, table[1:]):
         paper = experiment.paper_values.get(row.label, {})
         for column, cell in zip(experiment.columns, cells[1:-2]):
-            if column.task not in row.tasks:
+            if not set(column.tasks) <= set(row.tasks):
                 assert cell == "n/a"
                 continue
             shown = "–" if paper.get(column.label) is None else str(paper[column.label])
             if cell == f"– (paper: {shown})":  # nothing to measure in 2 samples: said why
-                assert f"\n- {row.label} / {column.label}: no value of " in text
+                assert f"\n- {row.label} / {column.label}" in text
+                empty.add((row.label, column.label))
                 continue
             got = CELL.fullmatch(cell)
             assert got, f"{row.label} / {column.label}: {cell!r} is no measured value"
@@ -118,6 +138,7 @@ def test_runs_offline_on_madsim_in_the_papers_shape(tmp_path: Path, name: str) -
         assert re.fullmatch(r"\d+\.\d", cells[-2]) and re.fullmatch(r"\d+", cells[-1]), cells
         calls.append(float(cells[-2]))
     assert measured > 0 and max(calls) > 0  # (bm25 calls no model)
+    assert empty == EMPTY.get(name, set())
     page = (tmp_path / name / f"{name}.html").read_text(encoding="utf-8")
     assert all(f"<td>{row.label}</td>" in page for row in experiment.rows)
     assert not re.search(r"<(script|link|img|iframe)|src=|href=", page)  # nothing fetched
@@ -209,7 +230,69 @@ def test_a_sweep_stopped_half_way_resumes_with_exactly_the_unfinished_calls(
         assert len(stub.requests) == 1 + 4  # only the third sample, in each row
 
 
+def test_a_stopped_sweep_resumes_inside_a_row_through_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    write_experiment(tmp_path, "inside")
+    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    one, debate = 2 * 1, 2 * 4  # as above: row One 1 call per sample, row Debate 2 x 2
+    second_question = "Would a glass of water freeze"  # the fixture's second question
+
+    def fail(index: int, body: Any) -> bool:  # row One runs first and makes requests 0 and 1
+        return index >= one and second_question in first_user_text(body)
+
+    with OpenAIStub(reply=lambda body: "I weighed it.\nANSWER: yes", fail=fail) as stub:
+        # the second sample fails only once the first has its 4 replies and time to finish (a
+        # failing sample stops the task, cancelling a sample still running)
+        first_done, lock, seen, held = threading.Event(), threading.Lock(), [0, 0], [True]
+        respond = stub.respond
+
+        def in_order(body: Any) -> tuple[int, Any]:
+            with lock:
+                index, seen[0] = seen[0], seen[0] + 1
+            second = index >= one and second_question in first_user_text(body)
+            if second and held[0]:
+                first_done.wait(30)
+                time.sleep(1.0)
+                held[0] = False
+            status, answer = respond(body)
+            if index >= one and not second:
+                with lock:
+                    seen[1] += 1
+                if seen[1] == debate // 2:
+                    first_done.set()
+            return status, answer
+
+        stub.respond = in_order  # type: ignore[method-assign]
+        args = ["reproduce", "inside", "--model", "openai-api/stub/m", "--limit", "2"]
+        args += ["--log-dir", str(tmp_path / "logs"), "--data", f"sqa={STRATEGYQA}"]
+        args += ["--model-base-url", stub.base_url]
+        with pytest.raises(SystemExit) as stopped:
+            main(args)  # row One finishes; in row Debate the first sample does, the second fails
+        assert stopped.value.code == 1
+        assert stub.failed > 0 and len(stub.requests) - stub.failed == one + debate // 2
+        stub.reset()
+        with no_exit():
+            main(args)
+        # only the second sample of row Debate runs: its 2 agents x 2 rounds
+        assert len(stub.requests) == debate // 2
+        assert all(second_question in first_user_text(body) for body in stub.requests)
+        stub.reset()
+        with no_exit():
+            main(args)
+        assert stub.requests == []
+
+
 # ---- the numbers: each run an epoch, checked against the logs read directly
+
+# madsim (accuracy 0.5) on the fixture's first 4 questions, simple voting, per epoch, read by hand
+# from the debate records: round 1 / round 2 answers of the three agents (target)
+#   epoch 1: fx-01 yyy/yyy (yes), fx-02 yyn/yny (no), fx-03 nnn/nnn (no), fx-04 yyn/ynn (yes)
+#   epoch 2: fx-01 yyy/nnn, fx-02 yyy/nny, fx-03 nny/ynn, fx-04 nyy/nnn
+#   epoch 3: fx-01 yyy/yyy, fx-02 yyn/nnn, fx-03 ynn/yyy, fx-04 nny/yyy
+R1_GOLDEN = [75.0, 75.0, 50.0]  # round 1's plurality right: 3, 3, 2 of 4
+C2_GOLDEN = [0.5, 0.5, 1.0]  # the three agree after round 2: 2, 2, 4 of 4
 
 
 def test_each_cell_is_the_mean_and_std_over_epochs_of_the_logs_values(tmp_path: Path) -> None:
@@ -237,20 +320,17 @@ def test_each_cell_is_the_mean_and_std_over_epochs_of_the_logs_values(tmp_path: 
     )  # fmt: skip
     [log] = [read_eval_log(h.location) for h in runs[0].logs]
     table = measure(experiment, runs, "madsim/x", 4, 3, str(tmp_path), data)
-    fmt = make_format("yesno")
     expected: dict[str, list[float]] = {c["label"]: [] for c in columns}
+    # golden: madsim's seeded answers on the fixture's first 4 questions, counted by hand from
+    # the logs' debate records (R1: the first round's plurality; C2: all 3 agents agree)
+    expected["R1"] = R1_GOLDEN
+    expected["C2"] = C2_GOLDEN
     for epoch in (1, 2, 3):
         samples = [s for s in log.samples if s.epoch == epoch]
         assert len(samples) == 4
-        results = [DebateResult.from_dict(s.store["mad_tasks:debate"]) for s in samples]
-        golds = [{fmt.key(fmt.extract(f"ANSWER: {s.target}"))} for s in samples]
         right = [s.scores["final_answer"].value == "C" for s in samples]
         expected["Acc"].append(100 * sum(right) / 4)
         expected["T3"].append(100 * sum(s.scores["turns"].value >= 3 for s in samples) / 4)
-        expected["R1"].append(
-            100 * sum(round_correct(r, 1, fmt, g) for r, g in zip(results, golds)) / 4
-        )
-        expected["C2"].append(sum(round_consensus(r, 2, fmt) for r in results) / 4)
         expected["Turn 3"].append(sum(s.scores["turns"].value == 3 for s in samples) / 4)
     [row] = table.rows
     for column, cell in zip(experiment.columns, row.cells):
@@ -285,16 +365,44 @@ def test_the_round_figures_read_the_answers_standing_after_each_round() -> None:
     result = debate(("yes", "no", "no"), ("yes", "yes", None), ("yes", "yes", "yes"))
     assert [a.answer for a in answers_after(result, 2)] == ["yes", "yes", None]
     assert answers_after(result, 9) == answers_after(result, 3)  # the last round's stand
-    assert [plurality(answers_after(result, r), fmt) for r in (1, 2, 3)] == ["no", "yes", "yes"]
+    assert [plurality(result, r, fmt) for r in (1, 2, 3)] == ["no", "yes", "yes"]
     assert [round_correct(result, r, fmt, {"yes"}) for r in (1, 2, 3, 4)] == [False, True, True, True]  # fmt: skip
     # an abstention agrees with nobody
     assert [round_consensus(result, r, fmt) for r in (1, 2, 3)] == [False, False, True]
-    tie = debate(("yes", "no"))
-    assert plurality(tie.answers, fmt) is None and not round_correct(tie, 1, fmt, {"yes"})
     silent = debate((None, None))
-    assert plurality(silent.answers, fmt) is None
+    assert plurality(silent, 1, fmt) is None
     assert not round_correct(silent, 1, fmt, {"yes"}) and not round_consensus(silent, 1, fmt)
     assert answers_after(result, 0) == []
+
+
+def test_a_tie_is_broken_as_the_methods_break_it() -> None:
+    fmt = make_format("yesno")
+    # majority_vote's rule: the earlier rounds' votes, then agent order; never "no answer"
+    assert plurality(debate(("yes", "no")), 1, fmt) == "yes"
+    assert plurality(debate(("no", "yes")), 1, fmt) == "no"
+    earlier = debate(("no", "no", "yes"), ("yes", "no", None))  # round 2 ties 1-1
+    assert plurality(earlier, 2, fmt) == "no" and round_correct(earlier, 2, fmt, {"no"})
+
+
+def test_an_agent_that_stops_answering_keeps_its_latest_answer() -> None:
+    fmt = make_format("yesno")
+    answers = [
+        AgentAnswer("agent_1", 1, "ANSWER: no", "no"),
+        AgentAnswer("agent_2", 1, "ANSWER: no", "no"),
+        AgentAnswer("agent_3", 1, "ANSWER: yes", "yes"),
+        # round 2: agent_2 is pruned (it gives no answer); agent_3 turns to no
+        AgentAnswer("agent_1", 2, "ANSWER: yes", "yes"),
+        AgentAnswer("agent_3", 2, "ANSWER: no", "no"),
+        AgentAnswer("agent_1", 3, "ANSWER: no", "no"),
+    ]
+    result = DebateResult("cortex", None, answers, [])
+    standing = [(a.agent, a.round, a.answer) for a in answers_after(result, 3)]
+    assert standing == [("agent_1", 3, "no"), ("agent_2", 1, "no"), ("agent_3", 2, "no")]
+    assert [(a.agent, a.answer) for a in answers_after(result, 2)] == [
+        ("agent_1", "yes"), ("agent_2", "no"), ("agent_3", "no"),
+    ]  # fmt: skip
+    assert plurality(result, 2, fmt) == "no"  # 2 of 3 standing, not 1-1 in round 2 alone
+    assert [round_consensus(result, r, fmt) for r in (1, 2, 3)] == [False, False, True]
 
 
 def test_the_stats_and_their_parsing() -> None:
@@ -305,7 +413,7 @@ def test_the_stats_and_their_parsing() -> None:
     assert stat_value(parse_stat("share>=3"), values) == 0.75
     assert stat_value(parse_stat("share>=3"), [None]) is None
     assert parse_stat("round_accuracy:3") == Stat("round_accuracy", 3)
-    for bad in ("median", "share==", "share==x", "round_accuracy:0", "round_consensus:101", "share>=1e999"):  # fmt: skip
+    for bad in ("median", "share==", "share==x", "round_accuracy:0", "round_consensus:101", "share>=1e999", "round_accuracy:²", "round_accuracy:١"):  # fmt: skip
         with pytest.raises(ValueError, match="allowed: mean, sum"):
             parse_stat(bad)
 
@@ -344,6 +452,41 @@ def test_the_stats_and_their_parsing() -> None:
         ({"name": "other"}, "name", "must be the file's name"),
         ({"rowz": []}, "rowz", "unknown field"),
         ({"rows": [{"label": "X", "solver": "cot", "arg": {}}]}, "rows[0].arg", "unknown field"),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "tasks": [["sqa"]]}]},
+            "rows[0].tasks",
+            "unknown task key ['sqa']",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "tasks": [{"a": 1}]}]},
+            "rows[0].tasks",
+            "unknown task key",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "tasks": []}]},
+            "rows[0].tasks",
+            "at least one task key",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "tasks": ["sqa", "sqa"]}]},
+            "rows[0].tasks",
+            "'sqa' is given twice",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "tasks": "sqa"}]},
+            "rows[0].tasks",
+            "expected a list",
+        ),
+        (
+            {"columns": [{"label": "A", "task": ["sqa", "gsm"], "score": "s", "metric": "mean"}]},
+            "columns[0].task",
+            "unknown task key 'gsm'",
+        ),
+        (
+            {"columns": [{"label": "A", "task": [], "score": "s", "metric": "mean"}]},
+            "columns[0].task",
+            "at least one task key",
+        ),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_file_and_the_field(
@@ -375,8 +518,39 @@ def test_a_bad_option_stops_before_any_model_call(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"row 'Debate'.*'agents': got 0"):
         run_experiment(experiment, "madsim/x", str(tmp_path), {"sqa": str(STRATEGYQA)}, limit=1)
     assert not (tmp_path / "badopt").exists()  # not even the first row ran
-    with pytest.raises(ValueError, match="--data nope: not a task of badopt"):
-        run_experiment(experiment, "madsim/x", str(tmp_path), {"nope": "x.jsonl"}, limit=1)
+    good = load_experiment(write_experiment(tmp_path, "baddata"))
+    with pytest.raises(ValueError, match="--data nope: not a task of baddata"):
+        run_experiment(good, "madsim/x", str(tmp_path), {"nope": "x.jsonl"}, limit=1)
+    assert not (tmp_path / "baddata").exists()
+
+
+def test_shared_solver_options_go_to_every_row_that_leaves_them_open(tmp_path: Path) -> None:
+    rows = [
+        {"label": "One", "solver": "single"},
+        {"label": "Debate", "solver": "du_debate", "args": {"agents": 2, "max_tokens": 50}},
+    ]
+    experiment = load_experiment(write_experiment(tmp_path, "shared", rows=rows))
+    shared = {"max_tokens": 77, "temperature": 0.5}  # the Debate row sets its own max_tokens
+    runs = run_experiment(
+        experiment,
+        "madsim/x",
+        str(tmp_path),
+        {"sqa": str(STRATEGYQA)},
+        solver_args=shared,
+        limit=1,
+        display="none",
+    )
+    passed = [run.logs[0].eval.solver_args_passed for run in runs]
+    assert passed == [shared, {"max_tokens": 50, "temperature": 0.5, "agents": 2}]
+    table = measure(experiment, runs, "madsim/x", 1, 1, "logs", solver_args=shared)
+    assert "every solver with `max_tokens=77 temperature=0.5` where the row leaves it open" in (
+        reproduce.to_markdown(table)
+    )
+    with pytest.raises(ValueError, match=r"row 'One'.*'rounds': got 3, allowed: no such option"):
+        run_experiment(
+            experiment, "madsim/x", str(tmp_path / "bad"), solver_args={"rounds": 3}, limit=1
+        )
+    assert not (tmp_path / "bad").exists()
 
 
 def test_the_docs_list_every_experiment() -> None:
@@ -397,3 +571,200 @@ def test_with_inspects_registry_moved_a_bad_name_is_refused_when_built(
     with pytest.raises(LookupError, match=r"row 'X'.*votng"):
         run_experiment(experiment, "madsim/x", str(tmp_path), {"sqa": str(STRATEGYQA)}, limit=1)
     assert not (tmp_path / "moved").exists()
+
+
+def test_a_bad_file_does_not_stop_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_experiment(tmp_path, "good")
+    write_experiment(tmp_path, "listed", rows=[{"label": "X", "solver": "cot", "tasks": [[1]]}])
+    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(["reproduce", "--list"])
+    assert stopped.value.code == 2
+    out, err = capsys.readouterr()
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["good"]
+    assert "listed.yaml: rows[0].tasks: unknown task key [1]" in err
+
+
+# ---- the command's own options: checked before anything runs
+
+
+@pytest.mark.parametrize(
+    "option, value, allowed",
+    [
+        ("--epochs", "0", "an integer from 1 to 20"),
+        ("--epochs", "21", "an integer from 1 to 20"),
+        ("--limit", "0", "an integer >= 1"),
+        ("--limit", "-3", "an integer >= 1"),
+        ("--max-tasks", "0", "an integer >= 1"),
+    ],
+)
+def test_a_count_out_of_range_stops_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, allowed: str
+) -> None:
+    args = ["reproduce", "seed004_table1", "--model", "madsim/x", "--log-dir", str(tmp_path)]
+    with pytest.raises(SystemExit) as stopped:
+        main([*args, option, value])
+    assert stopped.value.code == 2
+    assert f"{option}: got {value}, allowed: {allowed}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_a_row_that_raises_still_writes_the_finished_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_experiment(tmp_path, "raising")
+    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    real = reproduce.run_row
+
+    def run_row(sweep: Any, row: Any, *args: Any, **kwargs: Any) -> Any:
+        if row.label == "Debate":
+            raise RuntimeError("the provider went away")
+        return real(sweep, row, *args, **kwargs)
+
+    monkeypatch.setattr(reproduce, "run_row", run_row)
+    args = ["reproduce", path.stem, "--model", "madsim/x", "--limit", "2", "--epochs", "1"]
+    with pytest.raises(SystemExit) as stopped:
+        main([*args, "--log-dir", str(tmp_path / "logs"), "--data", f"sqa={STRATEGYQA}"])
+    assert stopped.value.code == 1
+    out, err = capsys.readouterr()
+    assert "row 'Debate': RuntimeError('the provider went away')" in err
+    table = markdown_table((tmp_path / "logs" / "raising" / "raising.md").read_text())
+    assert [row[0] for row in table[1:]] == ["One", "Debate"]
+    assert CELL.fullmatch(table[1][1]) and table[2][1] == "– (paper: 60)"
+    assert "unfinished: Debate; run the same command again to resume" in out
+
+
+# ---- measuring: what cannot be measured is noted, never a crash
+
+
+def test_a_misspelt_metric_or_a_failing_one_is_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    columns = [
+        {"label": "Acc", "task": "sqa", "score": "final_answer", "metric": "acuracy"},
+        {"label": "Turn", "task": "sqa", "score": "turns", "metric": "turn_9"},
+        {"label": "Right", "task": "sqa", "score": "final_answer", "metric": "accuracy"},
+    ]
+    rows = [{"label": "Vote", "solver": "voting", "args": {"protocol": "simple"}}]
+    path = write_experiment(tmp_path, "metrics", rows=rows, columns=columns, paper_values={})
+    experiment = load_experiment(path)
+    data = {"sqa": str(STRATEGYQA)}
+    runs = run_experiment(experiment, "madsim/x", str(tmp_path), data, limit=2, display="none")
+    table = measure(experiment, runs, "madsim/x", 2, 1, str(tmp_path), data)
+    [row] = table.rows
+    assert [c.runs for c in row.cells if c is not None] == [(), (), (1.0,)]
+    acc, turn = table.notes[0], table.notes[1]
+    assert acc.startswith("Vote / Acc: 'final_answer' has no metric 'acuracy'; its scorer declares: accuracy, stderr")  # fmt: skip
+    assert turn.startswith("Vote / Turn: 'turns' has no metric 'turn_9'; its scorer declares: ")
+    # the values a metric gives by name are listed
+    assert "ended_in_turn (turn_1, turn_2, turn_3, " in turn
+
+    def failing(kind: str, name: str, **options: Any) -> Any:
+        raise ZeroDivisionError("no samples")
+
+    monkeypatch.setattr(reproduce, "registry_create", failing)
+    broken = measure(experiment, runs, "madsim/x", 2, 1, str(tmp_path), data)
+    assert [c.runs for c in broken.rows[0].cells if c is not None] == [(), (), ()]
+    assert any(n.startswith("Vote / Right: metric 'accuracy' of 'final_answer' failed: no samples") for n in broken.notes)  # fmt: skip
+    monkeypatch.undo()
+
+    def unreadable(location: str) -> Any:
+        raise OSError("gone")
+
+    monkeypatch.setattr(reproduce, "read_eval_log", unreadable)
+    lost = measure(experiment, runs, "madsim/x", 2, 1, str(tmp_path), data)
+    assert [c.runs for c in lost.rows[0].cells if c is not None] == [(), (), ()]
+    assert lost.notes[0].startswith("Vote / sqa: cannot read ") and lost.notes[0].endswith(": gone")
+
+
+def test_a_column_over_several_tasks_is_their_mean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    tasks = {
+        "sqa": {"task": "strategyqa", "args": {}},
+        "first": {"task": "strategyqa", "args": {"subset": 1}},
+    }
+    rows = [
+        {"label": "One", "solver": "single"},
+        {"label": "Half", "solver": "single", "tasks": ["sqa"]},
+    ]
+    columns = [
+        {"label": "Both", "task": ["sqa", "first"], "score": "final_answer", "metric": "accuracy", "scale": 100},
+        {"label": "Sqa", "task": "sqa", "score": "final_answer", "metric": "accuracy", "scale": 100},
+    ]  # fmt: skip
+    path = write_experiment(
+        tmp_path, "mean", tasks=tasks, rows=rows, columns=columns, paper_values={}
+    )
+    experiment = load_experiment(path)
+    data = {"strategyqa": str(STRATEGYQA)}
+    with OpenAIStub(reply=lambda body: "I weighed it.\nANSWER: yes") as stub:
+        runs = run_experiment(
+            experiment, "openai-api/stub/m", str(tmp_path), data, limit=2,
+            model_base_url=stub.base_url, display="none",
+        )  # fmt: skip
+    table = measure(experiment, runs, "openai-api/stub/m", 2, 1, str(tmp_path), data)
+    # yes is right on the fixture's first question only: 1 of 2 on sqa, 1 of 1 on first
+    assert [[None if c is None else c.runs for c in row.cells] for row in table.rows] == [
+        [(75.0,), (50.0,)],
+        [None, (50.0,)],  # the Half row does not run every task of Both: n/a
+    ]
+
+
+def test_a_column_has_one_number_of_decimals(tmp_path: Path) -> None:
+    columns = [
+        {"label": "Small", "task": "sqa", "score": "s", "metric": "mean"},
+        {"label": "Mixed", "task": "sqa", "score": "s", "metric": "mean"},
+        {"label": "Pct", "task": "sqa", "score": "s", "metric": "mean", "scale": 100},
+    ]
+    experiment = load_experiment(write_experiment(tmp_path, "dec", columns=columns, paper_values={}))  # fmt: skip
+    cells = {
+        "One": (reproduce.Cell((0.5,)), reproduce.Cell((0.25, 0.75)), reproduce.Cell((0.5,))),
+        "Debate": (reproduce.Cell((0.125,)), reproduce.Cell((2.0,)), reproduce.Cell((12.25,))),
+    }
+    rows = tuple(reproduce.TableRow(label, c, 1.0, 10.0) for label, c in cells.items())
+    table = reproduce.Table(experiment, rows, "m", None, 1, "logs", "today")
+    assert [r[1:4] for r in reproduce.table_cells(table)[1:]] == [
+        ["0.500 (paper: –)", "0.5 ± 0.4 (paper: –)", "0.5 (paper: –)"],
+        ["0.125 (paper: –)", "2.0 (paper: –)", "12.2 (paper: –)"],
+    ]
+
+
+# ---- the paper's numbers: a few headline cells per file, as the research notes print them
+
+
+HEADLINES = {
+    # ../shared/research/seed-000-pd3.md 4.4 (Table 1), 4.5 (Table 2), 4.6 (Table 7)
+    "seed000_headline": [("BM25 (WF)", "Prec@5", "28.70")],
+    "seed000_ablations": [("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05")],
+    "seed000_feedback": [("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67")],
+    # seed-001-cortexdebate.md 4.3 (Table 1), 4.4 (Table 7), 4.6 (Table 8)
+    "seed001_table1": [("Ours", "GSM-IC", "79.33±0.22"), ("PRD", "MATH", "51.33±0.89")],
+    "seed001_table7": [("Ours", "SQuAD", "11965.81")],
+    "seed001_table8": [("Ours", "Score 5", "69.41")],
+    # seed-002-d3.md (Tables 1 and 3)
+    "seed002_table1": [("Single Judge", "MT-Bench Acc. (%)", "72.5")],
+    "seed002_bias": [("Single juror, no persona", "Accuracy (%)", "72.5")],
+    "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650")],
+    # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
+    "seed003_headline": [("Tree-of-Debate", "Overall (Task) Factuality", "92.36")],
+    # seed-004-voting-consensus.md 6.1 (Fig. 2), Table 1, Table 2, Table 4
+    "seed004_fig2": [("Simple", "MMLU", "53.3±1.8"), ("Majority", "SQuAD2 F1", "43.1±2.1")],
+    "seed004_fig3": [("Majority Consensus", "All Samples", "43.1±2.1")],
+    "seed004_table1": [("Baseline", "Answer Cosine Similarity", "0.888")],
+    "seed004_table2": [("Voting", "Turn 3", "99.33")],
+    "seed004_table4": [("Solution Counting", "MMLU", "53.6±2.8")],
+}
+NO_VALUES = {"seed004_challenge", "seed004_scaling_agents", "seed004_scaling_turns"}  # plots only
+
+
+def test_the_headline_paper_values_are_the_papers() -> None:
+    assert set(HEADLINES) | NO_VALUES == set(SHIPPED)
+    for name, cells in HEADLINES.items():
+        values = find_experiment(name).paper_values
+        assert [values[row][column] for row, column, _ in cells] == [v for *_, v in cells], name
+    for name in NO_VALUES:
+        values = find_experiment(name).paper_values
+        assert all(v is None for cells in values.values() for v in cells.values()), name

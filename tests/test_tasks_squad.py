@@ -297,3 +297,22 @@ def test_contains_end_to_end(tmp_path: Path) -> None:
     assert values == {"mean": 1.0, "stderr": 0.0, "HasAns": 1.0, "NoAns": 1.0}
     [exact_match] = [s for s in log.results.scores if s.name == "squad_exact"]
     assert exact_match.metrics["HasAns"].value == 0.0
+
+
+# -- only the answerable questions (-T answerable_only=true): SQuAD 1.1's kind ----------------------
+
+
+def test_answerable_only_keeps_the_questions_with_an_answer(tmp_path: Path) -> None:
+    unnamed = [{k: v for k, v in r.items() if k != "id"} for r in ROWS]
+    for rows, ids in ((ROWS, ["s1", "s3"]), (unnamed, [1, 3])):  # ids: as with every question
+        path = write_jsonl(tmp_path / "squad.jsonl", rows)
+        task = squad_v2(data_path=path, answerable_only=True)
+        assert [s.id for s in task.dataset] == ids
+        assert all(s.target != NO_ANSWER for s in task.dataset)
+        assert task.metadata["answerable_only"] is True
+    every = squad_v2(data_path=path)
+    assert len(every.dataset) == 3 and every.metadata["answerable_only"] is False
+    # the subset is taken from the answerable questions
+    assert [s.id for s in squad_v2(data_path=path, answerable_only=True, subset=1).dataset] == [1]
+    with pytest.raises(ValueError, match=r"'answerable_only'.*got 'yes'.*true or false"):
+        squad_v2(data_path=path, answerable_only="yes")

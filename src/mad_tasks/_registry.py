@@ -30,6 +30,7 @@ from .scorers.tod import (
     tod_win_contextualization,
     tod_win_factuality,
 )
+from .scorers.transitions import transitions
 from .solvers.baselines import cot, self_consistency, single
 from .solvers.chateval import chateval
 from .solvers.cortex import cortex

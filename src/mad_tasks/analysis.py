@@ -18,6 +18,7 @@ from inspect_ai.log import EvalSample, EvalSampleSummary
 
 from ._inspect_sample import METHOD_SCORE
 from .scorers.debate_stats import FIGURES
+from .scorers.transitions import FIGURES as TRANSITIONS
 
 Sample = EvalSample | EvalSampleSummary
 
@@ -43,6 +44,10 @@ def figure_columns(*names: str) -> list[Column]:
 DebateColumns: list[Column] = [
     SampleColumn("method", path=_score_value(METHOD_SCORE)),
     *figure_columns(*(figure.name for figure in FIGURES)),
+    *figure_columns(*(figure.name for figure in TRANSITIONS)),
 ]
-"""The method and the `debate_stats()` figures: rounds, calls, input/output tokens, cached calls and
-tokens, calls without usage, answer changes, abstentions."""
+"""The method, the `debate_stats()` figures (rounds, calls, input/output tokens, cached calls and
+tokens, calls without usage, answer changes, abstentions) and the `transitions()` figures (the
+first vote's and the final answer's correctness, the four transitions, the agents' fixes and
+breaks): None in a log scored without `transitions()` (`mad-tasks report` computes those from the
+records instead)."""

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai.log import (
     EvalLog,
@@ -29,6 +29,9 @@ from inspect_ai.log import (
     read_eval_log,
     write_eval_log,
 )
+
+if TYPE_CHECKING:
+    from .reproduce import Sweep
 
 PREFIX = "mad_tasks/"
 MAX_VALUE = 40  # characters of an option's value in its tag (templates can be long)
@@ -173,6 +176,14 @@ def _add_reproduce_command(commands: Any) -> None:
     reproduce.add_argument(
         "-M", action="append", default=[], metavar="NAME=VALUE", help="a model option"
     )
+    reproduce.add_argument(
+        "-S",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a solver option for every row that does not set it (e.g. max_tokens=256)",
+    )
+    reproduce.add_argument("--model-base-url", help="the model's base URL")
     reproduce.add_argument("--max-tasks", type=int, help="tasks of a row run at once")
 
 
@@ -218,34 +229,45 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     from . import reproduce as r
-    from .compare import parse_options
 
     if args.list:
         return _list_experiments()
     if not args.name or not args.model:
         print("mad-tasks reproduce: give NAME and --model (or --list)", file=sys.stderr)
         return 2
-    try:
-        experiment = r.find_experiment(args.name)
-        data = dict(_pair(item, "--data") for item in args.data)
-        roles = dict(_pair(item, "--model-role") for item in args.model_role)
-        epochs = args.epochs or experiment.runs
-        runs = r.run_experiment(
-            experiment,
-            args.model,
-            args.log_dir,
-            data=data,
-            epochs=epochs,
-            limit=args.limit,
-            model_roles=roles or None,
-            model_args=parse_options(args.M, "-M"),
-            max_tasks=args.max_tasks,
-        )
-    except (ValueError, LookupError) as error:  # a file, option or name refused before any call
+    try:  # every refusal before the first model call
+        sweep, data, roles, shared = _prepare_reproduce(args)
+    except (ValueError, LookupError) as error:
         print(f"mad-tasks reproduce: {error}", file=sys.stderr)
         return 2
+    experiment = sweep.experiment
+    runs = []
+    for row in experiment.rows:
+        try:
+            runs.append(
+                r.run_row(
+                    sweep,
+                    row,
+                    args.model,
+                    args.log_dir,
+                    model_base_url=args.model_base_url,
+                    limit=args.limit,
+                    model_roles=roles or None,
+                    model_args=_model_args(args),
+                    max_tasks=args.max_tasks,
+                )
+            )
+        except Exception as error:  # noqa: BLE001  (the rows that finished are still written)
+            print(f"mad-tasks reproduce: row {row.label!r}: {error!r:.300}", file=sys.stderr)
+            runs += [
+                r.RowRun(later, r.row_folder(sweep, later, args.log_dir), False, [])
+                for later in experiment.rows[len(runs) :]
+            ]
+            break
     out = Path(args.log_dir) / experiment.name
-    table = r.measure(experiment, runs, args.model, args.limit, epochs, str(out), data, roles)
+    table = r.measure(
+        experiment, runs, args.model, args.limit, sweep.epochs, str(out), data, roles, shared
+    )
     files = r.write_table(table, out)
     print(r.to_markdown(table))
     for path in files:
@@ -255,6 +277,37 @@ def _reproduce(args: argparse.Namespace) -> int:
         print(f"unfinished: {', '.join(unfinished)}; run the same command again to resume")
         return 1
     return 0
+
+
+def _model_args(args: argparse.Namespace) -> dict[str, Any]:
+    from .compare import parse_options
+
+    return parse_options(args.M, "-M")
+
+
+def _prepare_reproduce(
+    args: argparse.Namespace,
+) -> tuple[Sweep, dict[str, str], dict[str, str], dict[str, Any]]:
+    """The sweep checked and built, its `--data`, roles and `-S` options; a ValueError or
+    LookupError naming the option, the value and what is allowed."""
+    from . import reproduce as r
+    from .compare import parse_options
+
+    for flag, value, most in (
+        ("--epochs", args.epochs, r.MAX_RUNS),
+        ("--limit", args.limit, None),
+        ("--max-tasks", args.max_tasks, None),
+    ):
+        if value is not None and not (value >= 1 and (most is None or value <= most)):
+            allowed = f"from 1 to {most}" if most else ">= 1"
+            raise ValueError(f"{flag}: got {value}, allowed: an integer {allowed}")
+    experiment = r.find_experiment(args.name)
+    data = dict(_pair(item, "--data") for item in args.data)
+    roles = dict(_pair(item, "--model-role") for item in args.model_role)
+    shared = parse_options(args.S, "-S")
+    _model_args(args)  # -M checked here too
+    sweep = r.prepare(experiment, data, args.epochs, shared)
+    return sweep, data, roles, shared
 
 
 def _pair(text: str, flag: str) -> tuple[str, str]:
@@ -271,8 +324,9 @@ def _list_experiments() -> int:
     for name, path in experiment_files().items():
         try:
             e = load_experiment(path)
-        except ExperimentError as error:
-            print(f"mad-tasks reproduce: {error}", file=sys.stderr)
+        except (ValueError, TypeError, LookupError) as error:  # the other files still list
+            where = "" if isinstance(error, ExperimentError) else f"{path.name}: "
+            print(f"mad-tasks reproduce: {where}{error}", file=sys.stderr)
             status = 2
             continue
         print(f"{name}\tseed {e.seed}\t{e.table}\t{e.runs} runs\t{e.evals} evals\t{e.caption}")

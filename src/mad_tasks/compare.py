@@ -64,8 +64,13 @@ class SolverChoice:
 
     @property
     def folder(self) -> str:
-        """Its log directory's name: the label with anything but letters, digits, `=._-` as `_`."""
-        return re.sub(r"[^A-Za-z0-9=._-]+", "_", self.label).strip("_.") or "solver"
+        return folder_name(self.label, "solver")
+
+
+def folder_name(label: str, empty: str) -> str:
+    """A run's log directory's name: the label with anything but letters, digits, `=._-` as `_`
+    (`empty` when nothing is left)."""
+    return re.sub(r"[^A-Za-z0-9=._-]+", "_", label).strip("_.") or empty
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,15 @@ from inspect_ai.analysis import (
     evals_df,
     samples_df,
 )
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 
+from ._inspect_sample import STORE_KEY
 from .analysis import DebateColumns
 from .cli import run_label
+from .engine.records import DebateResult
+from .engine.transitions import TRANSITIONS
+from .scorers.figures import Missing
+from .scorers.transitions import reading_of
 
 HEADLINE_RULE = (
     "Score: each log's headline metric as Inspect resolves it (the task's declared headline metric, "
@@ -53,6 +58,15 @@ COST_RULE = (
     "Cost: dollars per sample of the whole run (graders included) as Inspect recorded it, for the "
     "models it has a price for (its model database, `set_model_info`, `--model-cost-config`); "
     "blank when any model of the run had none."
+)
+TRANSITIONS_RULE = (
+    "Transitions (`transitions()`): first is the accuracy of the vote of the agents' first answers, "
+    "ties broken by the method's own rule (the same run's answer without debate; a judge's: its "
+    "round-1 verdict against the human label), final the accuracy of the final answer; R→R, W→R, "
+    "R→W and W→W the share of samples whose first vote was right or wrong and whose final answer "
+    "is right or wrong. No answer is wrong. A log scored without `transitions()` has them computed "
+    "from its debate records, by the same function and without a model call; blank for a method "
+    "that answers with no answer (a summary, a ranking)."
 )
 PARETO_RULE = (
     "Pareto front: the rows no other row of the task beats, i.e. none uses at most as many tokens "
@@ -81,6 +95,13 @@ class Row:
     cost: float | None  # dollars per sample
     log: str
     pareto: bool = False
+    # `transitions()` figures: means over the samples that have them
+    first_correct: float | None = None  # the first-answer majority's (a judge: first verdict's)
+    final_correct: float | None = None
+    right_to_right: float | None = None
+    wrong_to_right: float | None = None
+    right_to_wrong: float | None = None
+    wrong_to_wrong: float | None = None
 
     @property
     def spent_tokens(self) -> float | None:
@@ -151,6 +172,8 @@ FIGURES = (
     "cached_output_tokens",
     "calls_without_usage",
 )
+FIRST = ("first_majority_correct", "first_verdict_correct")  # a log's samples have one of them
+OUTCOMES = (*FIRST, "final_correct", *TRANSITIONS)
 
 
 def read_report(log_dir: str) -> Report:
@@ -164,26 +187,51 @@ def read_report(log_dir: str) -> Report:
         if key in kept:
             notes.append(f"left out {kept[key]['log']}: a newer log has the same run")
         kept[key] = e
-    figures = _figures_by_log([e["log"] for e in kept.values()])
+    figures = _figures_by_log({e["eval_id"]: e["log"] for e in kept.values()})
     tables: dict[str, list[Row]] = {}
     for e in kept.values():
         tables.setdefault(e["task_label"], []).append(_row(e, figures.get(e["eval_id"], {})))
     return Report({task: _with_front(rows) for task, rows in sorted(tables.items())}, notes)
 
 
-def _figures_by_log(logs: Sequence[str]) -> dict[str, dict[str, float | None]]:
-    """Per log (eval id), each figure's mean over the samples that have it."""
+def _figures_by_log(logs: Mapping[str, str]) -> dict[str, dict[str, float | None]]:
+    """Per log (eval id -> its path), each figure's mean over the samples that have it; the
+    transitions of a log scored without them are computed from its records."""
     values: dict[str, dict[str, list[float]]] = {}
     if logs:
-        for sample in samples_df(list(logs), columns=DebateColumns).to_dict("records"):
-            by_figure = values.setdefault(sample["eval_id"], {f: [] for f in FIGURES})
-            for figure in FIGURES:
+        for sample in samples_df(list(logs.values()), columns=DebateColumns).to_dict("records"):
+            by_figure = values.setdefault(sample["eval_id"], {f: [] for f in FIGURES + OUTCOMES})
+            for figure in FIGURES + OUTCOMES:
                 if _is_number(sample[figure]):
                     by_figure[figure].append(float(sample[figure]))
+    for eval_id, by_figure in values.items():
+        if not any(by_figure[f] for f in OUTCOMES):
+            by_figure.update(_outcomes_from_records(logs[eval_id]))
     return {
         eval_id: {f: sum(v) / len(v) if v else None for f, v in by_figure.items()}
         for eval_id, by_figure in values.items()
     }
+
+
+def _outcomes_from_records(log: str) -> dict[str, list[float]]:
+    """The transitions of each sample of `log` as `transitions()` would score them, from the
+    debate record in its store (the full samples are read: the summaries do not hold it)."""
+    outcomes: dict[str, list[float]] = {f: [] for f in OUTCOMES}
+    for sample in read_eval_log(log).samples or []:
+        try:
+            result = DebateResult.from_dict(sample.store.get(STORE_KEY))
+        except (ValueError, TypeError, KeyError, AttributeError):  # none, or another version's
+            continue
+        target = [sample.target] if isinstance(sample.target, str) else sample.target
+        choices = sample.choices or []
+        got = reading_of(result, choices, sample.metadata or {}, target)
+        if isinstance(got, Missing):
+            continue
+        for figure in OUTCOMES:
+            value = got.values[figure]
+            if not isinstance(value, Missing):
+                outcomes[figure].append(float(value))
+    return outcomes
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:
@@ -215,6 +263,12 @@ def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
         calls_without_usage=figures.get("calls_without_usage"),
         cost=run_cost / samples if run_cost is not None and samples else None,
         log=e["log"],
+        first_correct=next((v for f in FIRST if (v := figures.get(f)) is not None), None),
+        final_correct=figures.get("final_correct"),
+        right_to_right=figures.get("right_to_right"),
+        wrong_to_right=figures.get("wrong_to_right"),
+        right_to_wrong=figures.get("right_to_wrong"),
+        wrong_to_wrong=figures.get("wrong_to_wrong"),
     )
 
 
@@ -240,6 +294,10 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
+def _rate(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
 def _score(row: Row) -> str:
     if row.score is None:
         return ""
@@ -256,6 +314,12 @@ COLUMNS = (
     "tokens spent",
     "tokens cached",
     "cost ($)",
+    "first",
+    "final",
+    "R→R",
+    "W→R",
+    "R→W",
+    "W→W",
     "Pareto",
 )
 
@@ -271,6 +335,7 @@ def _cells(row: Row) -> list[str]:
         _number(row.spent_tokens),
         _number(row.cached_tokens),
         "" if row.cost is None else f"{row.cost:.3g}",
+        *(_rate(getattr(row, f)) for f in ("first_correct", "final_correct", *TRANSITIONS)),
         "yes" if row.pareto else "",
     ]
 
@@ -281,7 +346,8 @@ def _markdown_cell(text: str) -> str:
 
 def to_markdown(report: Report, log_dir: str) -> str:
     lines = [f"# Methods compared: `{log_dir}`", ""]
-    lines += [HEADLINE_RULE, "", TOKENS_RULE, "", COST_RULE, "", PARETO_RULE, ""]
+    lines += [HEADLINE_RULE, "", TOKENS_RULE, "", COST_RULE, "", TRANSITIONS_RULE, ""]
+    lines += [PARETO_RULE, ""]
     for task, rows in report.tables.items():
         lines += [f"## {task}", "", "| " + " | ".join(COLUMNS) + " |"]
         lines.append("|" + "---|" * len(COLUMNS))
@@ -325,6 +391,9 @@ def prose(text: str) -> str:
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
 
 
+RULES = (HEADLINE_RULE, TOKENS_RULE, COST_RULE, TRANSITIONS_RULE, PARETO_RULE)
+
+
 def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
     """The page: per task its table and its plot (`plots`: task -> inline SVG)."""
     e = html.escape
@@ -332,7 +401,7 @@ def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f"<title>Methods compared: {e(log_dir)}</title><style>{STYLE}</style></head><body>",
         f"<h1>Methods compared: <code>{e(log_dir)}</code></h1>",
-        *(f"<p>{prose(rule)}</p>" for rule in (HEADLINE_RULE, TOKENS_RULE, COST_RULE, PARETO_RULE)),
+        *(f"<p>{prose(rule)}</p>" for rule in RULES),
     ]
     for task, rows in report.tables.items():
         parts += [f"<h2>{e(task)}</h2>", "<table><thead><tr>"]

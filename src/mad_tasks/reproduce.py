@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,9 +35,12 @@ from inspect_ai.util import registry_create
 from . import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
 from ._inspect_compat import registered
 from ._inspect_sample import STORE_KEY
+from .compare import folder_name
 from .engine.answers import AnswerFormat
-from .engine.records import AgentAnswer, DebateResult, reply_tokens
+from .engine.protocols.majority import majority_vote
+from .engine.records import AgentAnswer, DebateResult, token_totals
 from .report import STYLE, prose
+from .report import _float as finite
 from .scorers.answers import gold_keys, task_format
 from .scorers.debate_stats import debate_stats
 from .scorers.decision_stats import decision_stats
@@ -47,6 +49,8 @@ EXPERIMENTS = Path(__file__).resolve().parent / "experiments"
 PREFIX = "mad_tasks/"
 MAX_RUNS = 20  # runs multiply every model call of the sweep
 MAX_ROUND = 100  # the highest round a per-round statistic may ask for
+# a sample's tokens: spent by this run and served from the cache (`report`'s tokens axis)
+TOKEN_FIGURES = ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
 # scorer lists of this package that are not one registered scorer
 SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
     "debate_stats": debate_stats,
@@ -61,8 +65,9 @@ STD_RULE = (
 )
 COST_RULE = (
     "calls/sample and tokens/sample: the method's model calls and tokens (input + output, cached "
-    "replies included) per sample, from its debate record (the log's usage and model events for "
-    "a sample without one), averaged over every sample and run of the row's tasks."
+    "replies included, a reply without usage adding none) per sample, from its debate record as "
+    "`mad-tasks report` counts them (the log's usage and model events for a sample without one), "
+    "averaged over every sample and run of the row's tasks."
 )
 
 
@@ -87,8 +92,7 @@ class RowSpec:
 
     @property
     def folder(self) -> str:
-        """Its log directory's name: the label with anything but letters, digits, `=._-` as `_`."""
-        return re.sub(r"[^A-Za-z0-9=._-]+", "_", self.label).strip("_.") or "row"
+        return folder_name(self.label, "row")
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ class Stat:
 @dataclass(frozen=True)
 class ColumnSpec:
     label: str
-    task: str  # a task key
+    tasks: tuple[str, ...]  # task keys: a run's value is the mean of its value on each
     score: str | None  # a score's name in the log; None for the per-round figures
     metric: str | None  # the score's metric, as the log names it
     stat: Stat | None
@@ -194,7 +198,8 @@ def parse_stat(text: str) -> Stat:
                 return Stat(kind, value)
     for kind in ("round_accuracy:", "round_consensus:"):
         digits = body[len(kind) :]
-        ok = body.startswith(kind) and digits.isdigit() and len(digits) <= 3
+        # isdigit() passes "²", which int() refuses
+        ok = body.startswith(kind) and digits.isascii() and digits.isdecimal() and len(digits) <= 3
         if ok and 1 <= int(digits) <= MAX_ROUND:
             return Stat(kind[:-1], int(digits))
     raise ValueError(f"got {text!r:.60}, allowed: {STATS} (V a number, R from 1 to {MAX_ROUND})")
@@ -296,12 +301,9 @@ def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[R
         solver = r.get(entry, "solver", where, str)
         if _unknown("solver", solver):
             raise r.error(f"{where}solver", f"unknown solver {solver!r}")
-        keys = r.get(entry, "tasks", where, list, list(tasks))
-        for key in keys:
-            if key not in tasks:
-                raise r.error(
-                    f"{where}tasks", f"unknown task key {key!r}; the keys: {', '.join(tasks)}"
-                )
+        keys = _task_keys(
+            r, r.get(entry, "tasks", where, list, list(tasks)), tasks, f"{where}tasks"
+        )
         row = RowSpec(label, solver, r.get(entry, "args", where, dict, {}), tuple(keys))
         for other in rows:
             if row.label == other.label or row.folder == other.folder:
@@ -322,9 +324,8 @@ def _columns(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tupl
         label = r.text(entry, "label", where)
         if any(c.label == label for c in columns):
             raise r.error(f"{where}label", f"{label!r} repeats a column")
-        key = r.text(entry, "task", where)
-        if key not in tasks:
-            raise r.error(f"{where}task", f"unknown task key {key!r}; the keys: {', '.join(tasks)}")
+        named = r.get(entry, "task", where, (str, list))
+        keys = _task_keys(r, [named] if isinstance(named, str) else named, tasks, f"{where}task")
         metric = r.get(entry, "metric", where, str, None)
         stat_text = r.get(entry, "stat", where, str, None)
         if (metric is None) == (stat_text is None):
@@ -341,8 +342,22 @@ def _columns(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tupl
         scale = r.get(entry, "scale", where, (int, float), 1)
         if not math.isfinite(scale) or scale == 0:
             raise r.error(f"{where}scale", f"got {scale}, allowed: a non-zero number")
-        columns.append(ColumnSpec(label, key, score, metric, stat, float(scale)))
+        columns.append(ColumnSpec(label, keys, score, metric, stat, float(scale)))
     return tuple(columns)
+
+
+def _task_keys(
+    r: _Reader, keys: list[Any], tasks: Mapping[str, TaskEntry], where: str
+) -> tuple[str, ...]:
+    """A row's or a column's task keys: at least one, each a key of `tasks`, none twice."""
+    if not keys:
+        raise r.error(where, "expected at least one task key")
+    for i, key in enumerate(keys):
+        if not isinstance(key, str) or key not in tasks:
+            raise r.error(where, f"unknown task key {key!r:.60}; the keys: {', '.join(tasks)}")
+        if key in keys[:i]:
+            raise r.error(where, f"the task key {key!r} is given twice")
+    return tuple(keys)
 
 
 def _paper_values(
@@ -423,72 +438,102 @@ def _scorers(name: str) -> list[Scorer]:
     return [registry_create("scorer", _scorer_name(name))]
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """An experiment checked and built: every row's solver options and every task."""
+
+    experiment: Experiment
+    solver_args: dict[str, dict[str, Any]]  # by row label: the shared options, then the row's
+    tasks: dict[str, Task]
+    epochs: int
+
+
+def prepare(
+    experiment: Experiment,
+    data: Mapping[str, str] | None = None,
+    epochs: int | None = None,
+    solver_args: Mapping[str, Any] | None = None,
+) -> Sweep:
+    """Check and build everything before the first model call: the runs, every row's solver with
+    `solver_args` where the row does not set them (the paper's settings win), then every task
+    with its data (the solvers first: a task may download its data). `epochs` (the runs)
+    defaults to the file's `runs`. A refusal is a ValueError or LookupError naming the row."""
+    if epochs is not None and not 1 <= epochs <= MAX_RUNS:
+        raise ValueError(f"--epochs: got {epochs}, allowed: an integer from 1 to {MAX_RUNS}")
+    args = {row.label: {**(solver_args or {}), **row.args} for row in experiment.rows}
+    for row in experiment.rows:
+        try:
+            registry_create("solver", row.solver, **args[row.label])
+        except (ValueError, TypeError, LookupError) as error:
+            kind = LookupError if isinstance(error, LookupError) else ValueError
+            raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
+    tasks = build_tasks(experiment, data or {})
+    return Sweep(experiment, args, tasks, epochs or experiment.runs)
+
+
+def row_folder(sweep: Sweep, row: RowSpec, log_dir: str) -> str:
+    return f"{log_dir.rstrip('/')}/{sweep.experiment.name}/{row.folder}"
+
+
+def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_args: Any) -> RowRun:
+    """One row's eval set over its tasks in `log_dir/<name>/<row folder>`."""
+    folder = row_folder(sweep, row, log_dir)
+    args = sweep.solver_args[row.label]
+    success, logs = eval_set(
+        [sweep.tasks[key] for key in row.tasks],
+        log_dir=folder,
+        model=model,
+        solver=SolverSpec(row.solver, args, args),  # built from args_passed, as the CLI does
+        epochs=sweep.epochs,
+        # a file's changed args or scorers make new logs beside the old ones, not an error
+        **{"log_dir_allow_dirty": True, **eval_set_args},
+    )
+    return RowRun(row, folder, success, logs)
+
+
 def run_experiment(
     experiment: Experiment,
     model: str,
     log_dir: str,
     data: Mapping[str, str] | None = None,
     epochs: int | None = None,
+    solver_args: Mapping[str, Any] | None = None,
     **eval_set_args: Any,
 ) -> list[RowRun]:
-    """Run every row over its tasks with `model`, one eval set per row in
-    `log_dir/<name>/<row folder>`; `epochs` (the runs) defaults to the file's `runs`, and
-    `eval_set_args` (`limit`, `model_roles`, `model_args`, `max_tasks`, `display`, ...) go to
-    every `eval_set`. Every solver and task is built before the first call."""
-    if epochs is not None and not 1 <= epochs <= MAX_RUNS:
-        raise ValueError(f"--epochs: got {epochs}, allowed: an integer from 1 to {MAX_RUNS}")
-    tasks = build_tasks(experiment, data or {})
-    for row in experiment.rows:
-        try:
-            registry_create("solver", row.solver, **row.args)
-        except (ValueError, TypeError, LookupError) as error:
-            kind = LookupError if isinstance(error, LookupError) else ValueError
-            raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
-    runs = []
-    for row in experiment.rows:
-        folder = f"{log_dir.rstrip('/')}/{experiment.name}/{row.folder}"
-        success, logs = eval_set(
-            [tasks[key] for key in row.tasks],
-            log_dir=folder,
-            model=model,
-            solver=SolverSpec(
-                row.solver, row.args, row.args
-            ),  # built from args_passed, as the CLI does
-            epochs=epochs or experiment.runs,
-            # a file's changed args or scorers make new logs beside the old ones, not an error
-            **{"log_dir_allow_dirty": True, **eval_set_args},
-        )
-        runs.append(RowRun(row, folder, success, logs))
-    return runs
+    """`prepare`, then run every row with `model`, one eval set per row; `eval_set_args`
+    (`limit`, `model_roles`, `model_args`, `max_tasks`, `display`, ...) go to every `eval_set`."""
+    sweep = prepare(experiment, data, epochs, solver_args)
+    return [run_row(sweep, row, model, log_dir, **eval_set_args) for row in experiment.rows]
 
 
 # ---- per-round figures of a debate record (pure: issue 19's transitions build on them)
 
 
 def answers_after(result: DebateResult, round: int) -> list[AgentAnswer]:
-    """The agents' answers standing after `round`: that round's, or the last round's before it
-    when the debate ended earlier (its answers stand)."""
-    ran = [r for r in {a.round for a in result.answers} if r <= round]
-    return result.answers_in_round(max(ran)) if ran else []
+    """The answers standing after `round`: each agent's latest answer at or before it (an agent
+    that did not answer in a later round, or a debate that ended earlier, keeps its answer), in
+    agent order."""
+    latest: dict[str, AgentAnswer] = {}
+    for a in result.answers:
+        if a.round <= round and (a.agent not in latest or a.round >= latest[a.agent].round):
+            latest[a.agent] = a
+    return list(latest.values())
 
 
-def plurality(answers: Sequence[AgentAnswer], fmt: AnswerFormat) -> str | None:
-    """The key most answers share; None on a tie for the most, or when every agent abstained."""
-    counts: dict[str, int] = {}
-    for a in answers:
-        if a.answer is not None:
-            key = fmt.key(a.answer)
-            counts[key] = counts.get(key, 0) + 1
-    ranked = sorted(counts.values(), reverse=True)
-    if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
-        return None
-    return next(k for k, n in counts.items() if n == ranked[0])
+def plurality(result: DebateResult, round: int, fmt: AnswerFormat) -> str | None:
+    """The answer the methods' own rule (`majority_vote`) picks from the answers standing after
+    `round`: a tie goes to the earlier rounds' votes, then to agent order; None when every agent
+    abstained."""
+    earlier = sorted({a.round for a in result.answers if a.round < round})
+    votes = [[a.answer for a in result.answers_in_round(r)] for r in earlier]
+    standing = [a.answer for a in answers_after(result, round)]
+    return majority_vote(standing, earlier=votes, key=fmt.key).winner
 
 
 def round_correct(result: DebateResult, round: int, fmt: AnswerFormat, gold: set[str]) -> bool:
-    """Whether the plurality after `round` is a right answer (a tie or no answer is not)."""
-    key = plurality(answers_after(result, round), fmt)
-    return key is not None and key in gold
+    """Whether the plurality after `round` is a right answer (no answer is not)."""
+    winner = plurality(result, round, fmt)
+    return winner is not None and fmt.key(winner) in gold
 
 
 def round_consensus(result: DebateResult, round: int, fmt: AnswerFormat) -> bool:
@@ -533,6 +578,7 @@ class Table:
     date: str
     roles: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    solver_args: dict[str, Any] = field(default_factory=dict)  # -S: given to every row
 
 
 def measure(
@@ -544,6 +590,7 @@ def measure(
     log_dir: str,
     data: Mapping[str, str] | None = None,
     roles: Mapping[str, str] | None = None,
+    solver_args: Mapping[str, Any] | None = None,
 ) -> Table:
     """The table from the rows' logs: finished logs only (the others are noted)."""
     notes: list[str] = []
@@ -552,12 +599,18 @@ def measure(
         logs = _logs_by_key(experiment, run, data or {}, notes)
         cells: list[Cell | None] = []
         for column in experiment.columns:
-            if column.task not in run.row.tasks:
+            if not set(column.tasks) <= set(run.row.tasks):
                 cells.append(None)
                 continue
-            log = logs.get(column.task)
-            values = [] if log is None else _column_runs(run.row, column, log, epochs, notes)
-            cells.append(Cell(tuple(v * column.scale for v in values)))
+            per_task = [
+                _column_runs(run.row, column, key, logs.get(key), epochs, notes)
+                for key in column.tasks
+            ]
+            # a run's value: the mean over the column's tasks, none when a task has none
+            values = [
+                statistics.fmean(got) * column.scale for got in zip(*per_task) if None not in got
+            ]
+            cells.append(Cell(tuple(values)))
         calls, tokens = _cost(list(logs.values()))
         rows.append(TableRow(run.row.label, tuple(cells), calls, tokens))
     date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -571,6 +624,7 @@ def measure(
         date,
         dict(roles or {}),
         tuple(dict.fromkeys(notes)),
+        dict(solver_args or {}),
     )
 
 
@@ -589,7 +643,10 @@ def _logs_by_key(
         if header.status != "success":
             notes.append(f"{run.row.label} / {key}: the log is {header.status} ({header.location})")
             continue
-        logs[key] = read_eval_log(header.location)
+        try:
+            logs[key] = read_eval_log(header.location)
+        except (OSError, ValueError) as error:  # moved, cut short, or of another Inspect version
+            notes.append(f"{run.row.label} / {key}: cannot read {header.location}: {error!s:.200}")
     return logs
 
 
@@ -597,20 +654,31 @@ def _identity(task: str, args: Mapping[str, Any]) -> str:
     return json.dumps([task, dict(args)], sort_keys=True, default=str)
 
 
+class NoValue(ValueError):
+    """Why a column has no value in a run (a metric the scorer does not declare, one that
+    failed): noted below the table."""
+
+
 def _column_runs(
-    row: RowSpec, column: ColumnSpec, log: EvalLog, epochs: int, notes: list[str]
-) -> list[float]:
-    values = []
+    row: RowSpec, column: ColumnSpec, key: str, log: EvalLog | None, epochs: int, notes: list[str]
+) -> list[float | None]:
+    """The column's value on task `key` in each run (None: none, noted)."""
+    if log is None:  # not run, not finished or unreadable: noted with the log
+        return [None] * epochs
+    values: list[float | None] = []
+    where = f"{row.label} / {column.label}" + (f" / {key}" if len(column.tasks) > 1 else "")
     for epoch in range(1, epochs + 1):
         samples = [s for s in log.samples or [] if s.epoch == epoch]
-        value = _run_value(column, log, samples)
-        if value is None:
-            what = column.stat.kind if column.stat and column.stat.per_round else column.score
-            notes.append(
-                f"{row.label} / {column.label}: no value of {what} in run {epoch} ({log.location})"
-            )
+        try:
+            value = _run_value(column, log, samples)
+        except NoValue as error:
+            notes.append(f"{where}: {error} ({log.location})")
+            value = None
         else:
-            values.append(value)
+            if value is None:
+                what = column.stat.kind if column.stat and column.stat.per_round else column.score
+                notes.append(f"{where}: no value of {what} in run {epoch} ({log.location})")
+        values.append(value)
     return values
 
 
@@ -631,11 +699,11 @@ def _run_value(column: ColumnSpec, log: EvalLog, samples: Sequence[EvalSample]) 
 
 
 def _float(value: Any) -> float | None:
+    """A score's value as a number (C/I as 1/0); None when unscored (NaN) or not a number."""
     try:
-        number = value_to_float()(value)
+        return finite(value_to_float()(value))
     except (TypeError, ValueError):
         return None
-    return number if math.isfinite(number) else None  # unscored (NaN) is no value
 
 
 def stat_value(stat: Stat, values: Sequence[float | None]) -> float | None:
@@ -654,25 +722,34 @@ def stat_value(stat: Stat, values: Sequence[float | None]) -> float | None:
 
 def _metric(log: EvalLog, score: str, metric: str, scores: list[SampleScore]) -> float | None:
     """The score's own metric (as its scorer declared it in the log) over one run's scores;
-    `accuracy` and `mean` recomputed when the scorer declares no such metric."""
+    `accuracy` and `mean` recomputed when the scorer declares no such metric. `NoValue` when
+    the scorer declares no metric of that name (a misspelt one), or computing it fails."""
     if not scores:
         return None
     declared = next((s.metrics for s in log.eval.scorers or [] if s.name == score), None)
     # the metric of that name first; then those giving several values (`by_split`: HasAns, ...)
     listed = declared if isinstance(declared, list) else []  # a dict: metrics grouped by key
     definitions = [d for d in listed if not isinstance(d, dict)]
+    names: list[str] = []
     for definition in sorted(definitions, key=lambda d: d.name.rsplit("/", 1)[-1] != metric):
         name = definition.name.rsplit("/", 1)[-1]
-        metric_of = registry_create("metric", definition.name, **(definition.options or {}))
-        got = cast(Callable[[list[SampleScore]], Any], metric_of)(scores)
+        try:
+            metric_of = registry_create("metric", definition.name, **(definition.options or {}))
+            got = cast(Callable[[list[SampleScore]], Any], metric_of)(scores)
+        except (ValueError, TypeError, LookupError, ArithmeticError, AttributeError) as error:
+            if name != metric:
+                continue  # another metric's failure says nothing of this one
+            raise NoValue(f"metric {metric!r} of {score!r} failed: {error!s:.200}") from error
         if isinstance(got, dict) and metric in got:
             got = got[metric]
         elif name != metric:
+            names += [f"{name} ({', '.join(map(str, got))})" if isinstance(got, dict) else name]
             continue
         return float(got) if isinstance(got, int | float) and math.isfinite(got) else None
     if metric in ("accuracy", "mean"):
         return stat_value(Stat("mean"), [_float(s.score.value) for s in scores])
-    return None
+    declares = ", ".join(names) or "none"
+    raise NoValue(f"{score!r} has no metric {metric!r}; its scorer declares: {declares}")
 
 
 def _round_value(stat: Stat, samples: Sequence[EvalSample]) -> float | None:
@@ -706,21 +783,23 @@ def _cost(logs: Sequence[EvalLog]) -> tuple[float | None, float | None]:
         for sample in log.samples or []:
             n, t = _sample_cost(sample)
             calls.append(n)
-            if t is not None:
-                tokens.append(t)
+            tokens.append(t)
     mean = statistics.fmean
     return (mean(calls) if calls else None), (mean(tokens) if tokens else None)
 
 
-def _sample_cost(sample: EvalSample) -> tuple[float, float | None]:
+def _sample_cost(sample: EvalSample) -> tuple[float, float]:
+    """A sample's calls and tokens as `mad-tasks report` counts them (its `debate_stats`
+    figures: `token_totals` of the debate record, spent plus cached, a reply without usage
+    adding none); the log's model events and usage for a sample without a record."""
     try:
         result = DebateResult.from_dict((sample.store or {}).get(STORE_KEY))
     except (ValueError, TypeError, KeyError, AttributeError):
         usage = sample.model_usage.values()
         calls = sum(e.event == "model" for e in sample.events)
         return calls, float(sum(u.input_tokens + u.output_tokens for u in usage))
-    spent = reply_tokens(result.calls)
-    return len(result.calls), None if spent is None else float(spent)
+    totals = token_totals(result.calls)
+    return totals["calls"], float(sum(totals[k] for k in TOKEN_FIGURES))
 
 
 # ---- writing
@@ -730,13 +809,20 @@ def number(value: float | None, decimals: int = 1) -> str:
     return "–" if value is None else f"{value:.{decimals}f}"
 
 
-def cell_text(cell: Cell | None, column: ColumnSpec, paper: str | float | None) -> str:
-    """`measured ± std (paper: X)`, `n/a` where the row does not run the column's task. One
-    decimal, three for an unscaled value under 1 (a cosine, a share)."""
+def column_decimals(table: Table, index: int) -> int:
+    """One decimal for a whole column; three for an unscaled column whose values are all under 1
+    (a cosine, a share), so that every row of a column reads alike."""
+    if table.experiment.columns[index].scale != 1:
+        return 1
+    means = [c.mean for row in table.rows if (c := row.cells[index]) and c.mean is not None]
+    return 3 if means and all(abs(m) < 1 for m in means) else 1
+
+
+def cell_text(cell: Cell | None, decimals: int, paper: str | float | None) -> str:
+    """`measured ± std (paper: X)`, `n/a` where the row does not run the column's tasks."""
     if cell is None:
         return "n/a"
     mean, std = cell.mean, cell.std
-    decimals = 3 if column.scale == 1 and mean is not None and abs(mean) < 1 else 1
     measured = number(mean, decimals) + ("" if std is None else f" ± {number(std, decimals)}")
     return f"{measured} (paper: {'–' if paper is None else paper})"
 
@@ -751,11 +837,13 @@ def intro(table: Table) -> list[str]:
     roles = ", ".join(f"{role}={model}" for role, model in table.roles.items())
     runs = f"{table.epochs} run{'s' if table.epochs != 1 else ''} (Inspect epochs)"
     limit = "all samples" if table.limit is None else f"limit {table.limit} samples per task"
+    shared = " ".join(f"{k}={v}" for k, v in table.solver_args.items())
     return [
         f"Experiment `{e.name}` (seed {e.seed}): {e.paper}. The paper's model: {e.paper_model}, "
         f"{e.runs} run{'s' if e.runs != 1 else ''}.",
         f"Measured with `{table.model}`"
         + (f" (roles: {roles})" if roles else "")
+        + (f", every solver with `{shared}` where the row leaves it open" if shared else "")
         + f", {limit}, {runs}, {table.date}. Logs: `{table.log_dir}`.",
         STD_RULE,
         COST_RULE,
@@ -765,10 +853,13 @@ def intro(table: Table) -> list[str]:
 def table_cells(table: Table) -> list[list[str]]:
     """The header, then each row: its label, a cell per column, calls and tokens per sample."""
     columns = table.experiment.columns
+    decimals = [column_decimals(table, i) for i in range(len(columns))]
     out = [["", *(c.label for c in columns), "calls/sample", "tokens/sample"]]
     for row in table.rows:
         paper = table.experiment.paper_values.get(row.label, {})
-        cells = [cell_text(c, col, paper.get(col.label)) for c, col in zip(row.cells, columns)]
+        cells = [
+            cell_text(c, d, paper.get(col.label)) for c, d, col in zip(row.cells, decimals, columns)
+        ]
         tokens = "–" if row.tokens is None else f"{row.tokens:.0f}"
         out.append([row.label, *cells, number(row.calls), tokens])
     return out

@@ -58,6 +58,7 @@ def squad_v2(
     shuffle: bool | None = None,
     seed: int = 42,
     contains: bool = False,
+    answerable_only: bool = False,
 ) -> Task:
     """SQuAD 2.0 questions (validation split), answerable and unanswerable.
 
@@ -70,11 +71,35 @@ def squad_v2(
         seed: the shuffle seed.
         contains: also score `squad_contains`, whether the answer contains a reference answer
             (CortexDebate's measure).
+        answerable_only: keep only the questions with a reference answer, before the subset is
+            taken (SQuAD 1.1's kind of question, as CortexDebate evaluates).
     """
     chosen = subset_option(subset, shuffle, seed, PRESETS)
     extra = [squad_contains()] if boolean("contains", contains, kind="task") else []
+    boolean("answerable_only", answerable_only, kind="task")
     records, source = local_or(data_path, lambda: hf_load(DATASET, "validation", None, REVISION))
+    if answerable_only:
+        records = answerable(records, source)
     scorers = [*squad(), *extra, *debate_stats()]
     return benchmark_task(
-        "squad_v2", records, source, record_to_sample, chosen, PROMPT, scorers, contains=contains
+        "squad_v2",
+        records,
+        source,
+        record_to_sample,
+        chosen,
+        PROMPT,
+        scorers,
+        contains=contains,
+        answerable_only=answerable_only,
     )
+
+
+def answerable(records: list[Record], source: str) -> list[Record]:
+    """The records with a reference answer, each keeping its id (a record without one: its number
+    in the file, as when all are kept)."""
+    kept = []
+    for i, record in enumerate(records, start=1):
+        where = f"{source}: record {i}"
+        if record_to_sample(record, where, i).target != NO_ANSWER:
+            kept.append({**record, "id": id_field(record, "id", where, i)})
+    return kept

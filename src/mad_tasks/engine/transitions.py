@@ -1,0 +1,151 @@
+"""Correctness transitions: was the debate worth its calls? Pure functions of a debate's record.
+
+The first answers' vote is the answer the same run would have given without a debate (Choi et al.
+2025, "Debate or Vote"); comparing it with the final answer says whether the debate fixed a wrong
+vote, broke a right one, or changed nothing (iMAD, DOWN). Every figure is read from the record the
+method kept, with no model call.
+
+- The first answers are each agent's round-1 answers (every method numbers its first answers round
+  1); each agent's final answer is its latest one. A method with one round (`single`, `cot`,
+  `self_consistency`) has first = final. Where agents speak in turn within round 1 (`voting` and
+  `consensus`, `chateval` one by one, `du_debate` sequential) a later agent's first answer has
+  seen the earlier ones: the vote is then the first round's, not of independent answers.
+- The first-answer majority breaks a tie as the method's own final vote does, applied to round 1:
+  `reconcile` weighs the round-1 answers by their stated confidences (`weighted_vote`); `cortex`
+  uses its `final_vote` with the run's `tie_break` (all-distinct answers, or a tie under
+  `tie_break=none`, give no answer); every other method the plurality of `majority_vote`, a tie
+  going to agent order (no earlier round exists). The decision protocols (`voting`, `consensus`,
+  `aad`, `collective_improvement`) settle a tie by debating another turn, which a vote without
+  debate cannot do: their first majority is the same plurality, agent order being the order their
+  `no_decision` fallback also favours (the first agent's candidate).
+- A judge's (MORE, SAMRE, single_judge) first verdict is the side the judge's round-1 scores favour
+  (MORE's `max_score` keeps each side's best round-1 total, as it does for its verdict), before any
+  later round or the jury; with swap both orders' first verdicts are combined by the run's swap
+  rule. Its final verdict is the judgment's.
+- An abstention (no readable answer or verdict) is never right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .answers import AnswerFormat
+from .methods.d3_records import Hearing, JudgeRecord
+from .methods.reconcile_records import ReconcileRecord
+from .protocols import majority_vote
+from .protocols.cortex import final_vote
+from .protocols.d3 import best_scores, side_of, swap_verdict
+from .protocols.reconcile import weighted_vote
+from .records import AgentAnswer, DebateResult
+
+TRANSITIONS = ("right_to_right", "wrong_to_right", "right_to_wrong", "wrong_to_wrong")
+# records whose answers are no answers to the question in the task's format
+NOT_ANSWERS = {"tree": "a summary", "pd3": "a ranking", "pd3_feedback": "a pair's scores"}
+
+
+def transition(first: bool, final: bool) -> str:
+    """The class of a sample: right or wrong first, then right or wrong finally."""
+    return f"{'right' if first else 'wrong'}_to_{'right' if final else 'wrong'}"
+
+
+@dataclass(frozen=True)
+class AgentFlip:
+    agent: str
+    first: str | None
+    final: str | None
+    first_correct: bool
+    final_correct: bool
+
+
+@dataclass(frozen=True)
+class Transitions:
+    """One sample: the first answers' vote (or a judge's first verdict) against the final answer."""
+
+    first: str | None  # the first-answer majority, or the first verdict
+    first_correct: bool
+    final: str | None
+    final_correct: bool
+    tie: bool  # the first vote needed its tie rule
+    rule: str  # which tie rule made `first`
+    agents: tuple[AgentFlip, ...]  # per agent (empty for a judge)
+
+    @property
+    def transition(self) -> str:
+        return transition(self.first_correct, self.final_correct)
+
+    @property
+    def fixes(self) -> int:
+        """Agents whose wrong first answer became a right final one."""
+        return sum(not a.first_correct and a.final_correct for a in self.agents)
+
+    @property
+    def breaks(self) -> int:
+        """Agents whose right first answer became a wrong final one."""
+        return sum(a.first_correct and not a.final_correct for a in self.agents)
+
+
+def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> tuple[
+    str | None, bool, str
+]:  # fmt: skip
+    """The round-1 answers' vote under the method's own tie rule: (winner, tie, rule)."""
+    answers = [a.answer for a in first]
+    record = result.record
+    if isinstance(record, ReconcileRecord) and record.turns:
+        stated = {c.agent: c.stated for c in record.turns[0]}
+        vote = weighted_vote(answers, [stated.get(a.agent) for a in first], fmt.key)
+        return vote.winner, vote.tie, "weighted_vote (round-1 stated confidences)"
+    if result.method == "cortex":
+        tie_break = str(result.options.get("tie_break", "lowest_agent_index"))
+        tally = final_vote(answers, fmt.key, tie_break)
+        return tally.winner, tally.tie, f"cortex final_vote (tie_break={tie_break})"
+    tally = majority_vote(answers, key=fmt.key)
+    return tally.winner, tally.tie, "majority_vote (a tie goes to agent order)"
+
+
+def answer_transitions(
+    result: DebateResult, fmt: AnswerFormat, gold: set[str]
+) -> Transitions | str:
+    """The transitions of an answer-producing debate against the `gold` keys; why there are none
+    (a text) when the record has no first answers or its answers are not the task's."""
+    if result.record is not None and result.record.kind in NOT_ANSWERS:
+        return f"{result.method} answers with {NOT_ANSWERS[result.record.kind]}, not an answer"
+    first = result.answers_in_round(1)
+    if not first:
+        return f"{result.method} recorded no round-1 answers"
+
+    def right(answer: str | None) -> bool:
+        return answer is not None and fmt.key(answer) in gold
+
+    latest: dict[str, AgentAnswer] = {}
+    for a in sorted(result.answers, key=lambda a: a.round):  # stable: agent order kept
+        latest[a.agent] = a
+    agents = tuple(
+        AgentFlip(a.agent, a.answer, latest[a.agent].answer, right(a.answer),
+                  right(latest[a.agent].answer))
+        for a in first
+    )  # fmt: skip
+    winner, tie, rule = first_vote(result, first, fmt)
+    return Transitions(winner, right(winner), result.final, right(result.final), tie, rule, agents)
+
+
+def first_verdict(hearing: Hearing) -> float | None:
+    """The judge's round-1 gap (A minus B) in one hearing; None when round 1 was unscored."""
+    best = best_scores([e.scores for e in hearing.evaluations if e.round == 1])
+    return None if best is None else best[0] - best[1]
+
+
+def verdict_transitions(result: DebateResult, record: JudgeRecord, gold: str) -> Transitions:
+    """A judge's first verdict against its final one, both against the human label `gold`."""
+    gaps = [first_verdict(h) for h in record.hearings]
+    first, tie = side_of(gaps[0]) if gaps else None, False
+    rule = "the judge's round-1 scores"
+    if len(gaps) == 2:  # swap: both orders, combined as the judgment combined them
+        resolution = str(result.options.get("swap_resolution", "tie"))
+        gap_sum = None if gaps == [None, None] else (gaps[0] or 0) - (gaps[1] or 0)
+        first, consistent = swap_verdict(first, side_of(gaps[1]), gap_sum, resolution)
+        tie = consistent is False
+        rule += f" in both orders (swap_resolution={resolution})"
+    return Transitions(
+        first, first == gold, result.final, result.final == gold, tie, rule, agents=()
+    )
