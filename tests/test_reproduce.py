@@ -679,6 +679,24 @@ def test_a_misspelt_metric_or_a_failing_one_is_noted(
     assert lost.notes[0].startswith("Vote / sqa: cannot read ") and lost.notes[0].endswith(": gone")
 
 
+def test_an_unscored_sample_counts_in_no_metric() -> None:
+    """A figure a sample has no value for (Inspect's NaN sentinel of `Score.unscored`) is left out,
+    as Inspect leaves it out of the log's own results: one such sample never voids the run."""
+    from types import SimpleNamespace
+
+    from inspect_ai.log._log import EvalMetricDefinition, EvalScorer
+    from inspect_ai.scorer import SampleScore, Score
+
+    log: Any = SimpleNamespace(
+        eval=SimpleNamespace(
+            scorers=[EvalScorer(name="answer_cosine", metrics=[EvalMetricDefinition(name="mean")])]
+        )
+    )
+    scores = [SampleScore(score=Score(value=v)) for v in (0.5, float("nan"), 1.0)]
+    assert reproduce._metric(log, "answer_cosine", "mean", scores) == 0.75
+    assert reproduce._metric(log, "answer_cosine", "mean", scores[1:2]) is None
+
+
 def test_a_column_over_several_tasks_is_their_mean(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -724,6 +724,8 @@ def _metric(log: EvalLog, score: str, metric: str, scores: list[SampleScore]) ->
     """The score's own metric (as its scorer declared it in the log) over one run's scores;
     `accuracy` and `mean` recomputed when the scorer declares no such metric. `NoValue` when
     the scorer declares no metric of that name (a misspelt one), or computing it fails."""
+    # an unscored sample (Inspect's NaN sentinel) counts in no metric, as in Inspect's own results
+    scores = [s for s in scores if not _unscored(s.score.value)]
     if not scores:
         return None
     declared = next((s.metrics for s in log.eval.scorers or [] if s.name == score), None)
@@ -750,6 +752,10 @@ def _metric(log: EvalLog, score: str, metric: str, scores: list[SampleScore]) ->
         return stat_value(Stat("mean"), [_float(s.score.value) for s in scores])
     declares = ", ".join(names) or "none"
     raise NoValue(f"{score!r} has no metric {metric!r}; its scorer declares: {declares}")
+
+
+def _unscored(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 def _round_value(stat: Stat, samples: Sequence[EvalSample]) -> float | None:
