@@ -21,7 +21,7 @@ from typing import Any
 
 from inspect_ai import eval
 
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"

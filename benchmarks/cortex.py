@@ -25,8 +25,7 @@ from inspect_ai import eval
 from inspect_ai.solver import Solver
 
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import cortex, du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"

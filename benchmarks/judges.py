@@ -20,7 +20,7 @@ from pathlib import Path
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
-from mad_tasks.solvers.judges import more, samre, single_judge
+from mad_tasks.solvers import more, samre, single_judge
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 
 PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "mt_bench_human" / "pairs.jsonl"

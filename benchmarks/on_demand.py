@@ -21,9 +21,7 @@ from inspect_ai.solver import Solver
 from mad_tasks._inspect_sample import STORE_KEY
 from mad_tasks.engine.records import DebateResult, reply_tokens
 from mad_tasks.reproduce import debated
-from mad_tasks.solvers.baselines import cot, self_consistency
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.on_demand import on_demand
+from mad_tasks.solvers import cot, du_debate, on_demand, self_consistency
 from mad_tasks.tasks.strategyqa import strategyqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"

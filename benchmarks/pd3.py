@@ -22,7 +22,7 @@ from typing import Any
 
 from inspect_ai import eval
 
-from mad_tasks.solvers import pd3 as solvers
+from mad_tasks import solvers
 from mad_tasks.tasks.project_dedup import project_dedup
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,8 +24,7 @@ from typing import Any
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
-from mad_tasks.solvers.baselines import cot
-from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
+from mad_tasks.solvers import aad, collective_improvement, consensus, cot, voting
 from mad_tasks.tasks.strategyqa import strategyqa
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"

@@ -22,7 +22,7 @@ from mad_tasks.engine.answers import (
     normalise_number,
     without_answer_lines,
 )
-from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
+from mad_tasks.engine.confidence import parse_confidence, without_confidence
 from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
 from mad_tasks.engine.methods.decision_challenge import read_verdict
 from mad_tasks.engine.methods.personas import parse_persona

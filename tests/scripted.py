@@ -17,6 +17,11 @@ from typing import Any, TypeVar
 from inspect_ai.dataset import Sample
 
 from mad_tasks._registry import SOLVERS as REGISTERED
+from mad_tasks.engine.catalogue import CATALOGUE
+from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.methods.pd3_feedback import SidePair
+from mad_tasks.engine.methods.pd3_query import Retrieval
+from mad_tasks.engine.methods.tod_papers import PaperPair
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Usage
 
@@ -30,20 +35,14 @@ DEFAULT_USAGE = Usage(input_tokens=10, output_tokens=2)
 
 # every solver of the package by name, so a new one joins the tests that run them all; the judges
 # among them compare the two answers of a pair (sample metadata `answer_a` and `answer_b`)
-SOLVERS = {factory.__name__: factory for factory in REGISTERED}
-JUDGES = {name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solvers.judges"}
+SOLVERS = dict(REGISTERED)
+JUDGES = set(CATALOGUE.reading(Pair))
 # and the comparers write a comparative summary of two papers (sample metadata `paper_a`, `paper_b`)
-COMPARERS = {
-    name for name, f in SOLVERS.items() if f.__module__ == "mad_tasks.solvers.tree_of_debate"
-}
+COMPARERS = set(CATALOGUE.reading(PaperPair))
 # the PD³ solvers: retrievers choose among a query's candidates (metadata `query`, `candidates`);
 # `pd3_feedback` compares two queries' references (metadata `a`, `b`, `votes`)
-RETRIEVERS = {
-    name
-    for name, f in SOLVERS.items()
-    if f.__module__ == "mad_tasks.solvers.pd3" and name != "pd3_feedback"
-}
-PAIRED = {"pd3_feedback"}
+RETRIEVERS = set(CATALOGUE.reading(Retrieval))
+PAIRED = set(CATALOGUE.reading(SidePair))
 
 
 def project(i: int) -> dict[str, str]:
@@ -119,9 +118,12 @@ class Recorded:
 
 
 class ScriptedRuntime:
-    def __init__(self, reply: ReplyFn, usage: Usage = DEFAULT_USAGE) -> None:
+    def __init__(
+        self, reply: ReplyFn, usage: Usage = DEFAULT_USAGE, models: dict[str, str] | None = None
+    ) -> None:
         self.reply = reply
         self.usage = usage
+        self.models = models or {}
         self.recorded: list[Recorded] = []
         self.spans: list[str] = []  # span names, in the order they were opened
         self.infos: list[tuple[str, str | dict[str, Any]]] = []
@@ -163,6 +165,10 @@ class ScriptedRuntime:
 
     def info(self, title: str, data: str | dict[str, Any]) -> None:
         self.infos.append((title, data))
+
+    def model_name(self, role: str) -> str:
+        """Every role on one scripted model, named by `models` where a test sizes it."""
+        return self.models.get(role, "scripted")
 
     # -- queries -------------------------------------------------------------------------------
     @property

@@ -27,9 +27,8 @@ from mad_tasks.inspect_runtime import reported_usage
 from mad_tasks.scorers.cortex_stats import cortex_stats
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.decision_stats import decision_stats
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.decision import voting
-from mad_tasks.solvers.judges import samre as samre_solver
+from mad_tasks.solvers import cortex, voting
+from mad_tasks.solvers import samre as samre_solver
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 

@@ -14,7 +14,8 @@ from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import Choice
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.decision import DecisionConfig, decision_debate
+from mad_tasks.engine.methods.decision import decision_debate
+from mad_tasks.engine.methods.decision_options import DecisionConfig
 from mad_tasks.engine.protocols.voting import (
     BallotKind,
     BallotRules,
@@ -97,7 +98,7 @@ def test_an_unregistered_kind_is_refused(veto: None) -> None:
 
 
 def test_the_voting_solver_takes_a_registered_kind_on_madsim(veto: None, run) -> None:
-    from mad_tasks.solvers.decision import voting
+    from mad_tasks.solvers import voting
     from mad_tasks.tasks.strategyqa import strategyqa
 
     log: EvalLog = run(

@@ -18,8 +18,8 @@ from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.methods import decision_prompts as prompts
-from mad_tasks.engine.methods.decision import DecisionConfig
 from mad_tasks.engine.methods.decision_challenge import FIXED_IRRELEVANT, adopted, read_verdict
+from mad_tasks.engine.methods.decision_options import DecisionConfig
 from mad_tasks.engine.methods.decision_records import DecisionRecord
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (
@@ -30,7 +30,7 @@ from mad_tasks.engine.requests import (
 from mad_tasks.engine.runtime import Call
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import challenge_figures, decision_stats
-from mad_tasks.solvers.decision import voting
+from mad_tasks.solvers import voting
 from mad_tasks.tasks.strategyqa import strategyqa
 
 

@@ -12,9 +12,9 @@ import pytest
 from scripted import ScriptedRuntime, last_user
 
 from mad_tasks.engine.answers import YesNo
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.chateval import ROLES, SUMMARIZER, ChatEvalOptions, chateval
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
@@ -214,7 +214,7 @@ def test_an_eval_with_a_summarizer_on_its_own_model_role(run) -> None:
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
 
-    from mad_tasks.solvers.chateval import chateval as solver
+    from mad_tasks.solvers import chateval as solver
 
     task = Task(
         dataset=MemoryDataset([Sample(input=QUESTION, target="yes")]),

@@ -22,8 +22,7 @@ from testdata import STRATEGYQA as STRATEGYQA_DEV
 from mad_tasks.engine.protocols.cortex import credibility
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.cortex_stats import cortex_stats
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import cortex, du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"

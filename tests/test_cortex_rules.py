@@ -8,7 +8,7 @@ import random
 import pytest
 
 from mad_tasks.engine.answers import Choice, FreeText
-from mad_tasks.engine.methods.cortex import parse_confidence, without_confidence
+from mad_tasks.engine.confidence import parse_confidence, without_confidence
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import Tally
 

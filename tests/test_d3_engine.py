@@ -18,8 +18,9 @@ from scripted import ScriptedRuntime, last_user, prefix_share, recorded, seriali
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods import d3
-from mad_tasks.engine.methods.d3 import PERSONAS, SCORES, VERDICT, Jury, Pair, Swap, single_judge
+from mad_tasks.engine.methods import d3, d3_options
+from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Pair, single_judge
+from mad_tasks.engine.methods.d3_options import PERSONAS, Jury, Swap
 from mad_tasks.engine.methods.d3_records import JudgeRecord
 from mad_tasks.engine.methods.more import more
 from mad_tasks.engine.methods.samre import samre
@@ -178,7 +179,7 @@ async def test_jurors_get_the_papers_personas_in_turn() -> None:
         assert f"[end of Judge's evaluation]\n\nYou are a juror: {PERSONAS[i % 5]}." in prompt
     rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
     await more(new_session(rt), PAIR, advocates=1, jury=Jury(size=3, personas=False))
-    assert all(d3.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
+    assert all(d3_options.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
 
 
 async def test_agent_ids_are_hidden_and_the_pair_is_shown_verbatim() -> None:

@@ -30,17 +30,15 @@ from testdata import MT_BENCH_PAIRS, shared
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.judge_options import SamreOptions
 from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.methods.d3_options import SamreOptions
 from mad_tasks.engine.requests import DefenceRequest, Request, ScoreRequest, VerdictRequest
 from mad_tasks.inspect_runtime import current_call
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.judges import more_judge, samre_judge
-from mad_tasks.solvers.baselines import single
-from mad_tasks.solvers.decision import consensus
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more, pair_of, samre, single_judge
+from mad_tasks.solvers import consensus, du_debate, more, samre, single, single_judge
+from mad_tasks.solvers.answer_pair import pair_of
 from mad_tasks.tasks import mt_bench_judge as mt
 from mad_tasks.tasks.mt_bench_judge import hub_sample, mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa

@@ -18,7 +18,7 @@ from testdata import STRATEGYQA as STRATEGYQA_DEV
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.decision_stats import decision_stats
-from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
+from mad_tasks.solvers import aad, collective_improvement, consensus, voting
 from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"
@@ -140,7 +140,7 @@ def test_decision_stats_rescore_a_log_with_another_embedder(run) -> None:
 
 
 def test_decision_stats_leaves_other_solvers_unscored(run) -> None:
-    from mad_tasks.solvers.du_debate import du_debate
+    from mad_tasks.solvers import du_debate
 
     log = run(scored(du_debate()), model="madsim/x")
     assert all(

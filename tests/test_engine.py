@@ -10,11 +10,11 @@ from scripted import ScriptedRuntime, last_user
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import Choice, YesNo
-from mad_tasks.engine.content import Question
+from mad_tasks.engine.content import Msg, Question
 from mad_tasks.engine.methods.baselines import debate_budget, self_consistency, single
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, RecordError, Tally
-from mad_tasks.engine.runtime import Call, Msg, Reply, Usage
+from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
 QUESTION = "Can a camel cross the Sahara without water?"

@@ -8,13 +8,13 @@ from scripted import ScriptedRuntime, last_user
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.group_debate import GroupDebateOptions, group_debate
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
-from mad_tasks.solvers.group_debate import group_debate as group_debate_solver
+from mad_tasks.solvers import group_debate as group_debate_solver
 from mad_tasks.tasks.strategyqa import strategyqa
 
 QUESTION = "Can a camel cross the Sahara without water?"

@@ -20,8 +20,7 @@ from inspect_ai.scorer import choice, includes, match
 from inspect_ai.solver import generate, multiple_choice
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
-from mad_tasks.solvers.baselines import cot, self_consistency, single
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import cot, du_debate, self_consistency, single
 from mad_tasks.tasks.strategyqa import strategyqa
 
 STORE_KEY = "mad_tasks:debate"

@@ -35,7 +35,7 @@ from mad_tasks._inspect_compat import (
 )
 
 SRC = Path(__file__).parent.parent / "src" / "mad_tasks"
-CANONICAL = [registry_info(factory).name for factory in mad_tasks._registry.SOLVERS]
+CANONICAL = [registry_info(factory).name for factory in mad_tasks._registry.SOLVERS.values()]
 
 
 def private_inspect_imports(path: Path) -> list[str]:

@@ -27,7 +27,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.models.api_models import JsonChatStr
 
 from mad_tasks.engine.answers import Choice, YesNo
-from mad_tasks.engine.options import OptionError
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.hosts.lm_eval import MadLM, problem_of, rendered
 
 ROOT = Path(__file__).resolve().parents[1]

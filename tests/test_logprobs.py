@@ -28,10 +28,11 @@ from inspect_ai.solver import Generate, TaskState, solver
 from openai_stub import OpenAIStub, Reply
 
 from mad_tasks.engine.answers import YesNo
-from mad_tasks.engine.methods.cortex import parse_confidence
+from mad_tasks.engine.confidence import parse_confidence
+from mad_tasks.engine.content import Msg
 from mad_tasks.engine.protocols.on_demand import mean_token_probability
 from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest, ReasoningRequest, Request
-from mad_tasks.engine.runtime import Call, Msg, token_logprobs
+from mad_tasks.engine.runtime import Call, token_logprobs
 from mad_tasks.hosts.openai_runtime import Endpoint, OpenAIRuntime, choice_logprobs
 from mad_tasks.inspect_runtime import current_call, reply_logprobs
 from mad_tasks.models import sim as sim_module

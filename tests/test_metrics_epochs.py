@@ -30,8 +30,7 @@ from mad_tasks.scorers.decision_stats import ended_in_turn
 from mad_tasks.scorers.judge_metrics import cohen_kappa, judgments, verbosity
 from mad_tasks.scorers.judges import METRICS as DEBATE_JUDGE_METRICS
 from mad_tasks.scorers.squad import by_split
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.judges import more, single_judge
+from mad_tasks.solvers import cortex, more, single_judge
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 

@@ -10,8 +10,7 @@ from testdata import MT_BENCH_PAIRS, STRATEGYQA
 from mad_tasks import inspect_runtime
 from mad_tasks.engine.runtime import Call
 from mad_tasks.inspect_runtime import derive_seed
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more
+from mad_tasks.solvers import du_debate, more
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
@@ -149,7 +148,7 @@ def test_a_calls_own_top_p_and_reply_schema_reach_its_config() -> None:
 def test_pd3_solvers_pass_their_generation_settings_on(run) -> None:
     from testdata import FIXTURES
 
-    from mad_tasks.solvers.pd3 import listwise, pd3_feedback
+    from mad_tasks.solvers import listwise, pd3_feedback
     from mad_tasks.tasks.project_dedup import project_dedup
     from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 

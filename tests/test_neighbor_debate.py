@@ -11,13 +11,13 @@ from scripted import ScriptedRuntime, last_user
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.methods.neighbor_debate import NeighborDebateOptions, neighbor_debate
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
-from mad_tasks.solvers.neighbor_debate import neighbor_debate as neighbor_debate_solver
+from mad_tasks.solvers import neighbor_debate as neighbor_debate_solver
 from mad_tasks.tasks.strategyqa import strategyqa
 
 PROBLEM = Problem(Question.of(["Can a camel cross the Sahara without water?"]), YesNo())

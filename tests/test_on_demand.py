@@ -12,17 +12,23 @@ from inspect_ai.model import ContentImage
 from scripted import DEFAULT_USAGE, ScriptedRuntime, last_user
 
 from mad_tasks.engine.answers import YesNo
+from mad_tasks.engine.catalogue import CATALOGUE
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.on_demand import OnDemandOptions, debate_methods, on_demand
+from mad_tasks.engine.methods.on_demand import on_demand
 from mad_tasks.engine.methods.on_demand_records import OnDemandRecord
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.protocols.on_demand import agreement, decide, mean_token_probability
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConfidenceRequest
 from mad_tasks.engine.runtime import Call, Reply
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.engine.transitions import answer_transitions
-from mad_tasks.solvers.on_demand import on_demand as on_demand_solver
+from mad_tasks.hosts.setup import SETUP
+from mad_tasks.solvers import on_demand as on_demand_solver
+
+# the options class of the package's on_demand: its debates are the catalogue's
+OnDemandOptions = CATALOGUE["on_demand"].options
+
 
 PNG = (  # a 1x1 red pixel
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
@@ -56,8 +62,7 @@ def script(
 async def run(reply: Callable[[Call], str | Reply], **options: object):
     rt = ScriptedRuntime(reply)
     opts = OnDemandOptions(**options)  # type: ignore[arg-type]
-    _, prepare = debate_methods()[opts.debate]
-    debate = prepare(opts.debate_options(), lambda role: "scripted")
+    debate = OnDemandOptions.debates()[opts.debate].prepare(opts.debate_options(), SETUP)
     # as the solver shell frames it: the options' templates are the problem's
     problem = dataclasses.replace(PROBLEM, templates=opts.templates)
     result = await on_demand(Session(rt, problem, retries=opts.retries), opts, debate)
@@ -253,8 +258,8 @@ def message(option: str, value: object, allowed: str) -> str:
 @pytest.mark.parametrize(
     ("given", "option", "value", "allowed"),
     [
-        ({"debate": "cot"}, "debate", "cot", ", ".join(debate_methods())),
-        ({"debate": "on_demand"}, "debate", "on_demand", ", ".join(debate_methods())),
+        ({"debate": "cot"}, "debate", "cot", ", ".join(OnDemandOptions.debates())),
+        ({"debate": "on_demand"}, "debate", "on_demand", ", ".join(OnDemandOptions.debates())),
         ({"threshold": 2}, "threshold", 2, "a number from 0 to 1, or null (the trigger's default)"),
         (
             {"trigger": "disagreement"},
@@ -395,9 +400,9 @@ async def test_every_first_stage_call_sends_the_questions_image_in_order():
     question = Question.of(["Which colour is this square?", image, "Answer yes if red."])
     rt = ScriptedRuntime(script(stated="CONFIDENCE: 0.95"))  # no log-probabilities: stated
     opts = OnDemandOptions()
-    _, prepare = debate_methods()[opts.debate]
+    debate = OnDemandOptions.debates()[opts.debate].prepare(opts.debate_options(), SETUP)
     problem = dataclasses.replace(PROBLEM, question=question)
-    await on_demand(Session(rt, problem), opts, prepare(opts.debate_options(), str))
+    await on_demand(Session(rt, problem), opts, debate)
     assert purposes(rt) == ["answer", "confidence"]
     for call in rt.calls:
         parts = call.messages[0].content

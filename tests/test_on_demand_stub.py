@@ -15,11 +15,11 @@ from inspect_ai.solver import SolverSpec
 from openai_stub import OpenAIStub, Reply
 
 from mad_tasks._inspect_sample import STORE_KEY
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.methods.on_demand import CONFIDENCE_PROMPT
 from mad_tasks.engine.methods.on_demand_records import OnDemandRecord
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.solvers.on_demand import on_demand
+from mad_tasks.solvers import on_demand
 from mad_tasks.tasks.strategyqa import strategyqa
 
 FIXTURE = Path(__file__).parent / "fixtures" / "strategyqa.jsonl"

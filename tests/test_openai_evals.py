@@ -19,9 +19,11 @@ import pytest
 import yaml
 from scripted import SOLVERS
 
-from mad_tasks.engine.options import OptionError
-from mad_tasks.engine.runtime import Call, Msg
-from mad_tasks.hosts.methods import ANSWERING, JUDGES
+from mad_tasks.engine.catalogue import CATALOGUE
+from mad_tasks.engine.checks import OptionError
+from mad_tasks.engine.content import Msg
+from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.runtime import Call
 from mad_tasks.hosts.openai_evals import (
     BATTLE_ASK,
     DebateCompletionFn,
@@ -438,9 +440,9 @@ def test_without_a_key_the_function_is_refused(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_each_method_takes_exactly_its_inspect_solver_s_options() -> None:
-    specs = {**{n: s for n, (s, _) in ANSWERING.items()}, **JUDGES}
+    specs = {**CATALOGUE.answering(), **CATALOGUE.reading(Pair)}
     for name, spec in specs.items():
-        ours = inspect.signature(spec.factory(name, "solver")).parameters
+        ours = inspect.signature(spec.factory("solver")).parameters
         theirs = inspect.signature(SOLVERS[name]).parameters
         assert [(p.name, p.default) for p in ours.values()] == [
             (p.name, p.default) for p in theirs.values()
@@ -464,5 +466,6 @@ def test_every_registry_entry_resolves_as_oaieval_makes_it(monkeypatch: pytest.M
             made[name] = cls(**spec["args"], registry=object())
             assert callable(made[name])
     assert sorted(made) == sorted(
-        [f"mad/{m}" for m in (*ANSWERING, *JUDGES)] + ["mad/more-vs-reference"]
+        [f"mad/{m}" for m in (*CATALOGUE.answering(), *CATALOGUE.reading(Pair))]
+        + ["mad/more-vs-reference"]
     )

@@ -25,10 +25,10 @@ from inspect_ai.util import registry_info
 from test_listing import registered
 
 import mad_tasks._registry
-from mad_tasks.engine import options as opt
-from mad_tasks.engine.methods.pd3 import PD3Options
+from mad_tasks.engine import checks as opt
+from mad_tasks.engine.checks import OptionError
+from mad_tasks.engine.methods.pd3_options import PD3Options
 from mad_tasks.engine.methods.tod_options import TREE_STAGES
-from mad_tasks.engine.options import OptionError
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
@@ -48,24 +48,35 @@ from mad_tasks.scorers.tod import (
     tod_win_factuality,
 )
 from mad_tasks.scorers.transitions import transitions
-from mad_tasks.solvers.baselines import cot, self_consistency, single
-from mad_tasks.solvers.chateval import chateval
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.decision import aad, collective_improvement, consensus, voting
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.group_debate import group_debate
-from mad_tasks.solvers.judges import more, samre, single_judge
-from mad_tasks.solvers.neighbor_debate import neighbor_debate
-from mad_tasks.solvers.on_demand import on_demand
-from mad_tasks.solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
-from mad_tasks.solvers.peer_review import peer_review
-from mad_tasks.solvers.reconcile import reconcile
-from mad_tasks.solvers.tree_of_debate import (
+from mad_tasks.solvers import (
+    aad,
+    bm25,
+    chateval,
+    collective_improvement,
+    consensus,
+    cortex,
+    cot,
+    du_debate,
+    group_debate,
+    listwise,
+    llm_voting,
+    more,
+    neighbor_debate,
+    on_demand,
+    pd3,
+    pd3_feedback,
+    peer_review,
+    reconcile,
+    samre,
+    self_consistency,
+    single,
+    single_judge,
     single_stage,
     tod_no_sd,
     tod_no_tree,
     tree_of_debate,
     two_stage,
+    voting,
 )
 from mad_tasks.tasks.arc_challenge import arc_challenge
 from mad_tasks.tasks.autoj_pairwise import autoj_pairwise
@@ -664,7 +675,8 @@ def test_every_option_is_covered(table, name: str) -> None:
 def test_the_tables_name_every_registered_solver_scorer_and_task() -> None:
     # a new factory left out of SOLVERS, SCORERS or TASKS would have no option checked here
     solvers = {
-        registry_info(s).name.removeprefix("mad_tasks/"): s for s in mad_tasks._registry.SOLVERS
+        registry_info(s).name.removeprefix("mad_tasks/"): s
+        for s in mad_tasks._registry.SOLVERS.values()
     }
     assert {name: factory for name, (factory, _) in SOLVERS.items()} == solvers
     # SCORERS also holds factories of scorer lists, which are not registered (decision_stats)

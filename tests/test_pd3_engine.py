@@ -21,27 +21,22 @@ import pytest
 from scripted import ScriptedRuntime, recorded, transcript_text
 
 from mad_tasks.engine.answers import FreeText
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods import pd3_prompts
-from mad_tasks.engine.methods.pd3 import (
+from mad_tasks.engine.methods.pd3 import pd3
+from mad_tasks.engine.methods.pd3_baselines import lexical, lexical_top_k, listwise
+from mad_tasks.engine.methods.pd3_feedback import feedback, feedback_pair, predict
+from mad_tasks.engine.methods.pd3_options import (
     MAX_GROUPS,
     MAX_QUERY_CALLS,
     FeedbackOptions,
     ListwiseOptions,
     PD3Options,
-    Project,
-    feedback,
-    feedback_pair,
-    lexical,
-    lexical_top_k,
-    listwise,
-    pd3,
-    predict,
-    project_view,
-    result_line,
 )
-from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record
-from mad_tasks.engine.options import OptionError
+from mad_tasks.engine.methods.pd3_prompts import project_view
+from mad_tasks.engine.methods.pd3_query import result_line
+from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record, Project
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
 from mad_tasks.engine.runtime import Call

@@ -8,16 +8,16 @@ from test_sim import running, sim
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.peer_review import PeerReviewOptions, peer_review
-from mad_tasks.engine.options import OptionError
 from mad_tasks.engine.protocols.peer_review import review_confidence
 from mad_tasks.engine.records import Tally
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest, ReviewRequest
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.scorers.debate_stats import debate_stats
-from mad_tasks.solvers.peer_review import peer_review as peer_review_solver
+from mad_tasks.solvers import peer_review as peer_review_solver
 from mad_tasks.tasks.strategyqa import strategyqa
 
 PROBLEM = Problem(Question.of(["Can a camel cross the Sahara without water?"]), YesNo())

@@ -288,7 +288,7 @@ def test_an_eval_on_the_simulated_model_records_the_vote_and_the_options(run) ->
     from inspect_ai import Task
     from inspect_ai.dataset import MemoryDataset, Sample
 
-    from mad_tasks.solvers.reconcile import reconcile as solver
+    from mad_tasks.solvers import reconcile as solver
 
     task = Task(dataset=MemoryDataset([Sample(input=QUESTION, target="yes")]), solver=solver())
     # one agent always wrong and never swayed: no agreement, so every round runs

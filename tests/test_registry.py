@@ -97,7 +97,7 @@ def test_register_short_aliases_never_shadows_inspect_builtins() -> None:
 
 def test_registering_the_project_aliases_again_changes_nothing() -> None:
     before = {name: registry_lookup("solver", name) for name in NAMES}
-    assert register_short_aliases(mad_tasks._registry.SOLVERS) == []
+    assert register_short_aliases(list(mad_tasks._registry.SOLVERS.values())) == []
     assert {name: registry_lookup("solver", name) for name in NAMES} == before
 
 

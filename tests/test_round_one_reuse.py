@@ -11,14 +11,14 @@ from scripted import ScriptedRuntime, last_user
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import YesNo
-from mad_tasks.engine.content import Question
+from mad_tasks.engine.content import Msg, Question
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.methods.group_debate import GroupDebateOptions, group_debate
 from mad_tasks.engine.methods.neighbor_debate import NeighborDebateOptions, neighbor_debate
 from mad_tasks.engine.methods.peer_review import PeerReviewOptions, peer_review
 from mad_tasks.engine.records import AgentAnswer, DebateResult
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest, ReviewRequest
-from mad_tasks.engine.runtime import Call, Msg
+from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Opening, Problem, Session
 
 PROBLEM = Problem(Question.of(["Can a camel cross the Sahara without water?"]), YesNo())

@@ -1,4 +1,4 @@
-"""The round-batching runtime (hosts/rounds.py): every debate's calls of a round go out as one batch,
+"""The round-batching runtime (hosts/batch_runtime.py): every debate's calls of a round go out as one batch,
 and each debate gets exactly the result it gets on its own."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from test_decision import Script, msg
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.baselines import self_consistency
-from mad_tasks.engine.methods.decision import DecisionConfig, decision_debate
+from mad_tasks.engine.methods.decision import decision_debate
+from mad_tasks.engine.methods.decision_options import DecisionConfig
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Runtime
 from mad_tasks.engine.session import Problem, Session
-from mad_tasks.hosts.rounds import RoundRuntime
+from mad_tasks.hosts.batch_runtime import RoundRuntime
 
 QUESTIONS = [f"Is {n} an even number?" for n in (2, 3, 4, 7)]
 
@@ -42,7 +43,7 @@ def batched(reply) -> tuple[RoundRuntime, list[list[Call]]]:
         sent.append(calls)
         return [Reply(reply(c), DEFAULT_USAGE) for c in calls]
 
-    return RoundRuntime(generate), sent
+    return RoundRuntime(generate, "scripted"), sent
 
 
 def du(question: str, rounds: int = 2, sequential: bool = False):
@@ -146,6 +147,6 @@ def test_a_backend_error_stops_the_run_with_that_error() -> None:
 
 
 def test_a_backend_returning_too_few_replies_is_an_error() -> None:
-    rt = RoundRuntime(lambda calls: [Reply("ANSWER: yes")] * (len(calls) - 1))
+    rt = RoundRuntime(lambda calls: [Reply("ANSWER: yes")] * (len(calls) - 1), "scripted")
     with pytest.raises(RuntimeError, match="12 calls got 11 replies"):
         rt.run([du(q) for q in QUESTIONS])

@@ -18,6 +18,7 @@ from inspect_ai.scorer import Target
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine import prompts
+from mad_tasks.engine.content import Msg
 from mad_tasks.engine.methods import d3, decision_prompts, personas
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
@@ -48,16 +49,13 @@ from mad_tasks.engine.requests import (
     SubtopicsRequest,
     SummaryRequest,
 )
-from mad_tasks.engine.runtime import Call, Msg
+from mad_tasks.engine.runtime import Call
 from mad_tasks.inspect_runtime import current_call
 from mad_tasks.models import sim as sim_module
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.pd3 import dup_pairwise, retrieval_at_k
 from mad_tasks.scorers.tod import tod_pairwise
-from mad_tasks.solvers.decision import voting
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more
-from mad_tasks.solvers.pd3 import listwise, llm_voting, pd3, pd3_feedback
+from mad_tasks.solvers import du_debate, listwise, llm_voting, more, pd3, pd3_feedback, voting
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.strategyqa import strategyqa

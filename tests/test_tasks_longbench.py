@@ -19,7 +19,7 @@ from inspect_ai.solver import TaskState
 from scripted import COMPARERS, JUDGES, PAIRED, RETRIEVERS, SOLVERS
 from testdata import FIXTURES
 
-from mad_tasks.engine.options import OptionError
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.scorers import longbench as metrics
 from mad_tasks.scorers.longbench import (
     MAX_LCS_UNITS,

@@ -15,9 +15,9 @@ from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, ModelOu
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from mad_tasks.engine.options import OptionError
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.scorers.mathvista import MAX_PRECISION, mathvista_answer, normalise_answer
-from mad_tasks.solvers.baselines import single
+from mad_tasks.solvers import single
 from mad_tasks.tasks import _data
 from mad_tasks.tasks import mathvista as mathvista_module
 from mad_tasks.tasks.mathvista import DATASET, REVISION, mathvista

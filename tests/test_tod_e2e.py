@@ -39,7 +39,7 @@ from mad_tasks.engine.requests import (
 )
 from mad_tasks.engine.runtime import Call
 from mad_tasks.inspect_runtime import current_call
-from mad_tasks.solvers.tree_of_debate import tree_of_debate
+from mad_tasks.solvers import tree_of_debate
 from mad_tasks.tasks.paper_compare import paper_compare, read_pairs
 
 PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"

@@ -21,27 +21,19 @@ from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods import tod_prompts
 from mad_tasks.engine.methods.tod import (
-    ABSTAIN,
     DROPPED,
     LEAF,
     NO_CLAIMS,
     NO_EXPANSION,
-    NO_PAPER_SUMMARY,
     NO_TURN,
     _tree_markdown,
-    single_stage,
     tree_of_debate,
-    two_stage,
 )
+from mad_tasks.engine.methods.tod_baselines import NO_PAPER_SUMMARY, single_stage, two_stage
 from mad_tasks.engine.methods.tod_options import SamplingOptions, TreeOptions
 from mad_tasks.engine.methods.tod_papers import Paper, PaperPair
-from mad_tasks.engine.methods.tod_records import (
-    NOT_ADDRESSED,
-    Evidence,
-    Fallback,
-    Node,
-    TreeRecord,
-)
+from mad_tasks.engine.methods.tod_records import NOT_ADDRESSED, Fallback, Node, TreeRecord
+from mad_tasks.engine.methods.tod_summary import ABSTAIN
 from mad_tasks.engine.protocols.tod import SCHEMAS
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (
@@ -52,6 +44,7 @@ from mad_tasks.engine.requests import (
     SubtopicsRequest,
     SummaryRequest,
 )
+from mad_tasks.engine.retrieval import Evidence
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
 

@@ -15,7 +15,6 @@ from mad_tasks.engine.methods import tod_papers
 from mad_tasks.engine.methods.tod_options import TreeOptions
 from mad_tasks.engine.methods.tod_papers import (
     EmbeddingRetriever,
-    LexicalRetriever,
     Paper,
     PaperPair,
     chunk,
@@ -23,9 +22,9 @@ from mad_tasks.engine.methods.tod_papers import (
     make_retriever,
     node_query,
     pair_of_metadata,
-    retrievable,
     retrievers_for,
 )
+from mad_tasks.engine.retrieval import LexicalRetriever, retrievable
 
 BOUND = 2.0  # seconds on 200,000 characters: a quadratic pass takes minutes, a linear one ms
 
@@ -327,7 +326,7 @@ def test_pair_of_metadata_names_the_bad_field(metadata: dict, field: str) -> Non
 
 
 def test_the_solver_loads_the_embedding_model_before_any_eval(fake_st: list[str]) -> None:
-    from mad_tasks.solvers.tree_of_debate import tod_no_sd, tree_of_debate
+    from mad_tasks.solvers import tod_no_sd, tree_of_debate
 
     tree_of_debate(retriever="bge:/models/bge")
     tod_no_sd(retriever="bge:/models/unused")  # No-SD retrieves nothing: nothing to load
@@ -338,8 +337,8 @@ def test_the_solver_loads_the_embedding_model_before_any_eval(fake_st: list[str]
 def test_a_retriever_that_cannot_load_is_a_bad_solver_option(
     monkeypatch: pytest.MonkeyPatch, installed: bool
 ) -> None:
-    from mad_tasks.engine.options import OptionError
-    from mad_tasks.solvers.tree_of_debate import tree_of_debate
+    from mad_tasks.engine.checks import OptionError
+    from mad_tasks.solvers import tree_of_debate
 
     module = types.ModuleType("sentence_transformers")
 

@@ -37,7 +37,7 @@ from mad_tasks.engine.transitions import TRANSITIONS
 from mad_tasks.report import read_report, to_markdown
 from mad_tasks.scorers.figures import Missing, Reading
 from mad_tasks.scorers.transitions import FIGURES, reading_of, transitions
-from mad_tasks.solvers.judges import samre
+from mad_tasks.solvers import samre
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 

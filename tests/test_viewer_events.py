@@ -18,14 +18,18 @@ from mad_tasks.engine.methods.d3 import verdict_report
 from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord, JurorVote
 from mad_tasks.engine.protocols.d3 import Verdict
 from mad_tasks.engine.report import MAX_CELL, table
-from mad_tasks.solvers.baselines import self_consistency
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.decision import consensus, voting
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.group_debate import group_debate
-from mad_tasks.solvers.judges import more, samre
-from mad_tasks.solvers.neighbor_debate import neighbor_debate
-from mad_tasks.solvers.peer_review import peer_review
+from mad_tasks.solvers import (
+    consensus,
+    cortex,
+    du_debate,
+    group_debate,
+    more,
+    neighbor_debate,
+    peer_review,
+    samre,
+    self_consistency,
+    voting,
+)
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 

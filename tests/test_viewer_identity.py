@@ -18,10 +18,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.cli import MAX_VALUE, main, run_label, tag_logs
-from mad_tasks.solvers.baselines import cot
-from mad_tasks.solvers.decision import voting
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more
+from mad_tasks.solvers import cot, du_debate, more, voting
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 

@@ -31,13 +31,18 @@ from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.decision_stats import decision_stats
 from mad_tasks.scorers.judge_metrics import judge_stats
 from mad_tasks.scorers.judges import samre_judge
-from mad_tasks.solvers.baselines import single
-from mad_tasks.solvers.cortex import cortex
-from mad_tasks.solvers.decision import voting
-from mad_tasks.solvers.du_debate import du_debate
-from mad_tasks.solvers.judges import more, samre, single_judge
-from mad_tasks.solvers.pd3 import pd3, pd3_feedback
-from mad_tasks.solvers.tree_of_debate import tree_of_debate
+from mad_tasks.solvers import (
+    cortex,
+    du_debate,
+    more,
+    pd3,
+    pd3_feedback,
+    samre,
+    single,
+    single_judge,
+    tree_of_debate,
+    voting,
+)
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.project_dedup import project_dedup

@@ -26,7 +26,7 @@ from scripted import COMPARERS, JUDGES, PAIRED, PAPERS, RETRIEVERS, SOLVERS, sha
 
 from mad_tasks.inspect_runtime import InspectRuntime, current_call
 from mad_tasks.models.sim import SimulatedModel
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import du_debate
 
 
 @modelapi(name="madsim_agents")

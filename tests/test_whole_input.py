@@ -29,7 +29,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Solver
 from scripted import JUDGES, SOLVERS, prefix_share, serialized, shaped
 
-from mad_tasks.solvers.du_debate import du_debate
+from mad_tasks.solvers import du_debate
 
 # a 1x1 PNG and a 44-byte silent WAV: real media, tiny
 PNG = (

@@ -10,10 +10,9 @@ from inspect_ai.solver import TaskState
 
 from ._inspect_compat import task_name
 from .engine.answers import AnswerFormat, infer_format, make_format
-from .engine.content import Part, Question, compose
+from .engine.content import Msg, Part, Question, compose
 from .engine.methods.d3 import VERDICT
 from .engine.records import DebateResult
-from .engine.runtime import Msg
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
 from .models.local import MODEL as LOCAL_MODEL

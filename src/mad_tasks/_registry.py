@@ -1,15 +1,11 @@
-"""Inspect's entry point for mad_tasks: registers tasks, solvers, scorers and model APIs.
+"""Inspect's entry point for mad_tasks: registers tasks, solvers (one per method of the catalogue),
+scorers and model APIs.
 
 Inspect imports every installed plugin at the start of every eval, so this imports only modules
 that need nothing beyond Inspect itself.
 """
 
 # ruff: noqa: F401
-from collections.abc import Callable
-
-from inspect_ai.solver import Solver
-
-from ._aliases import register_short_aliases
 from .models.providers import madsim
 from .scorers.answers import final_answer
 from .scorers.cortex_stats import cortex_stats
@@ -32,19 +28,7 @@ from .scorers.tod import (
     tod_win_factuality,
 )
 from .scorers.transitions import transitions
-from .solvers.baselines import cot, self_consistency, single
-from .solvers.chateval import chateval
-from .solvers.cortex import cortex
-from .solvers.decision import aad, collective_improvement, consensus, voting
-from .solvers.du_debate import du_debate
-from .solvers.group_debate import group_debate
-from .solvers.judges import more, samre, single_judge
-from .solvers.neighbor_debate import neighbor_debate
-from .solvers.on_demand import on_demand
-from .solvers.pd3 import bm25, listwise, llm_voting, pd3, pd3_feedback
-from .solvers.peer_review import peer_review
-from .solvers.reconcile import reconcile
-from .solvers.tree_of_debate import single_stage, tod_no_sd, tod_no_tree, tree_of_debate, two_stage
+from .solvers import SOLVERS  # every method of the catalogue, registered as it arrives
 from .tasks.arc_challenge import arc_challenge
 from .tasks.autoj_pairwise import autoj_pairwise
 from .tasks.competition_math import math
@@ -61,14 +45,3 @@ from .tasks.project_dedup import project_dedup
 from .tasks.project_dup_pairs import project_dup_pairs
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
-
-SOLVERS: list[Callable[..., Solver]] = [single, cot, self_consistency, du_debate, cortex]
-SOLVERS += [voting, consensus, aad, collective_improvement]
-SOLVERS += [more, samre, single_judge]
-SOLVERS += [tree_of_debate, tod_no_tree, tod_no_sd, single_stage, two_stage]
-SOLVERS += [pd3, llm_voting, listwise, bm25, pd3_feedback]
-SOLVERS += [reconcile, chateval]
-SOLVERS += [peer_review, group_debate, neighbor_debate]
-SOLVERS += [on_demand]
-
-register_short_aliases(SOLVERS)

@@ -32,7 +32,9 @@ from inspect_ai.util import JSONSchema, span
 from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
-from .engine.runtime import Call, Msg, Reply, Usage, role_candidates, token_logprobs
+from .engine.content import Msg
+from .engine.embeddings import Embedder, load_embedder
+from .engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
 
 T = TypeVar("T")
 
@@ -176,6 +178,9 @@ class InspectRuntime:
             self.roles[role] = resolve_role(role)
         return self.roles[role]
 
+    def model_name(self, role: str) -> str:
+        return str(self.model_of(role).model)
+
     def resolved_roles(self) -> dict[str, dict[str, str | None]]:
         """`{role: {"model": "provider/name", "fallback": ...}}` for the log."""
         return {role: r.to_dict() for role, r in self.roles.items()}
@@ -269,3 +274,14 @@ def _to_chat(m: Msg) -> ChatMessage:
         return _MESSAGE[m.role](content=m.content)
     parts = [ContentText(text=p) if isinstance(p, str) else p for p in m.content]
     return _MESSAGE[m.role](content=parts)
+
+
+class InspectSetup:
+    """What the Inspect host offers a method it prepares (`engine/spec.Setup`): any embedder
+    installed here, the `openai` one included (its client runs on Inspect's event loop)."""
+
+    def embedder(self, spec: str) -> Embedder:
+        return load_embedder(spec)
+
+
+SETUP = InspectSetup()

@@ -41,7 +41,7 @@ from .engine.methods.d3_records import JudgeRecord
 from .engine.methods.on_demand_records import OnDemandRecord
 from .engine.protocols.majority import majority_vote
 from .engine.records import AgentAnswer, DebateResult, token_totals
-from .engine.transitions import NOT_ANSWERS, TRANSITIONS, first_answers, first_vote
+from .engine.transitions import TRANSITIONS, first_answers, first_vote
 from .report import FIRST, STYLE, prose
 from .report import _float as finite
 from .scorers.answers import gold_keys, task_format
@@ -537,7 +537,7 @@ def plurality(result: DebateResult, round: int, fmt: AnswerFormat) -> str | None
     abstained. After round 1 it is the first-answer majority of `engine/transitions.py`, with the
     method's own tie rule (RECONCILE's confidence-weighted vote, CortexDebate's `tie_break`)."""
     if round == 1:
-        return first_vote(result, first_answers(result), fmt)[0]
+        return first_vote(result, first_answers(result), fmt).winner
     earlier = sorted({a.round for a in result.answers if a.round < round})
     votes = [[a.answer for a in result.answers_in_round(r)] for r in earlier]
     standing = [a.answer for a in answers_after(result, round)]
@@ -829,7 +829,7 @@ def debated(result: DebateResult) -> bool | None:
     if (
         not result.answers
         or isinstance(record, JudgeRecord)
-        or (record is not None and record.kind in NOT_ANSWERS)
+        or (record is not None and record.answers_with is not None)
     ):
         return None
     return any(a.round > 1 for a in result.answers)

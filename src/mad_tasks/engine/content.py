@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .runtime import Msg
+from typing import Literal
 
 Part = object  # a `str` is text; any other value is a non-text part the runtime sends as it is
 Content = str | tuple[Part, ...]
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Msg:
+    """One message of a conversation the engine builds."""
+
+    role: Role
+    content: Content  # text, or the parts of a message that shows non-text parts
+
+    @property
+    def text(self) -> str:
+        return text_of(self.content)
 
 
 @dataclass(frozen=True)
@@ -52,8 +62,6 @@ class Question:
 
     def without_media(self) -> Question:
         """The text alone, for a model that takes text only (when the user opted in)."""
-        from .runtime import Msg
-
         return Question((self.text,), tuple(Msg(t.role, t.text) for t in self.turns))
 
 

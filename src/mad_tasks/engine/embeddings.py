@@ -11,6 +11,8 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from .checks import OptionError
+
 if TYPE_CHECKING:  # numpy is imported on first use: the Inspect registry imports this module
     import numpy as np
 
@@ -97,6 +99,15 @@ def make_embedder(spec: str) -> Embedder:
     if kind == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small")
     raise ValueError(f"unknown embedder {spec!r}: use one of {', '.join(EMBEDDERS)}")
+
+
+def load_embedder(spec: str) -> Embedder:
+    """`make_embedder`, or the `OptionError` naming `embedder` when it cannot be made here (a
+    missing library or model, an API key not set: all one to a user)."""
+    try:
+        return make_embedder(spec)
+    except Exception as e:  # a missing library, model or API key, re-raised as the option's
+        raise OptionError("embedder", spec, f"an embedder installed here ({e})") from e
 
 
 def mean_pairwise_cosine(vectors: np.ndarray) -> float | None:

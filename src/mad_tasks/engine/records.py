@@ -1,8 +1,8 @@
 """Typed, JSON-serialisable records of what a debate did, and the statistics every debate has.
 
 A `DebateResult` holds what every method records (answers, calls, the vote, the options) and, in
-`record`, its method family's own typed record (`kind` "decision", "cortex" or "judge"), each
-defined with its statistics in `methods/<family>_records.py`.
+`record`, its method family's own typed record (a `MethodRecord` naming its `kind`), each defined
+with its statistics in `methods/<family>_records.py`.
 """
 
 from __future__ import annotations
@@ -94,33 +94,31 @@ class Tally:
 
 
 class MethodRecord:
-    """Base of a method family's record: a dataclass whose `kind` names it in the JSON."""
+    """Base of a method family's record: a dataclass whose `kind` names it in the JSON. Defining
+    the class is all it takes for a stored record of its kind to be read back: each subclass that
+    declares a `kind` joins `record_kinds()`."""
 
     kind: ClassVar[str]
+    # what the method answers with when it is not an answer to the question in the task's format
+    # (a summary, a ranking): no first-answer vote compares with it (`transitions.py`)
+    answers_with: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in vars(cls):
+            _KINDS[cls.kind] = cls
+
+
+_KINDS: dict[str, type[MethodRecord]] = {}
 
 
 class RecordError(ValueError):
     """A stored record this version cannot read (another version's, or not a record at all)."""
 
 
-@cache
 def record_kinds() -> dict[str, type[MethodRecord]]:
-    """Every method record class by its kind: a new method family imports its class here and adds
-    it to the tuple. Imported on first use, not at the top, because the method modules import this
-    one."""
-    from .methods.cortex_records import CortexRecord
-    from .methods.d3_records import JudgeRecord
-    from .methods.decision_records import DecisionRecord
-    from .methods.on_demand_records import OnDemandRecord
-    from .methods.pd3_records import FeedbackRecord, PD3Record
-    from .methods.reconcile_records import ReconcileRecord
-    from .methods.tod_records import TreeRecord
-
-    kinds: tuple[type[MethodRecord], ...] = (
-        DecisionRecord, CortexRecord, JudgeRecord, TreeRecord, PD3Record, FeedbackRecord
-    )  # fmt: skip
-    kinds += (ReconcileRecord, OnDemandRecord)
-    return {r.kind: r for r in kinds}
+    """Every method record class defined so far, by the kind it declares."""
+    return dict(_KINDS)
 
 
 DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")

@@ -10,26 +10,14 @@ import math
 from collections.abc import Awaitable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .content import Content, text_of
+from .content import Msg
 
 if TYPE_CHECKING:
     from .requests import Request
 
 T = TypeVar("T")
-
-Role = Literal["system", "user", "assistant"]
-
-
-@dataclass(frozen=True)
-class Msg:
-    role: Role
-    content: Content  # text, or the parts of a message that shows non-text parts (content.py)
-
-    @property
-    def text(self) -> str:
-        return text_of(self.content)
 
 
 def role_candidates(role: str) -> list[str]:
@@ -121,4 +109,10 @@ class Runtime(Protocol):
 
     def info(self, title: str, data: str | dict[str, Any]) -> None:
         """Publish a human-readable event (markdown text or a JSON-able dict)."""
+        ...
+
+    def model_name(self, role: str) -> str:
+        """The name of the model a role's calls run on, as the host names it (a method that
+        depends on its models, as CortexDebate's credibility does, reads it before its first
+        call)."""
         ...

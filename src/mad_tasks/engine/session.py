@@ -8,10 +8,10 @@ from typing import Any, Generic, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
-from .content import Content, Question
+from .content import Content, Msg, Question
 from .records import AgentAnswer, CallRecord
 from .requests import Request
-from .runtime import Call, Msg, Reply, Runtime
+from .runtime import Call, Reply, Runtime
 
 T = TypeVar("T")
 

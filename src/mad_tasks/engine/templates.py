@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .checks import OptionError
 from .content import Content, Question, compose
-from .options import OptionError
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,16 @@ method kept, with no model call.
   `self_consistency`) has first = final. Where agents speak in turn within round 1 (`voting` and
   `consensus`, `chateval` one by one, `du_debate` sequential) a later agent's first answer has
   seen the earlier ones: the vote is then the first round's, not of independent answers.
-- `on_demand`'s first answers are its first stage's, and their vote is the answer it gives without
-  a debate (a tie going to the answer sampled first, as `self_consistency`'s), whether or not the
-  debate ran: a debate's round one can hold answers asked only because it ran.
 - The first-answer majority breaks a tie as the method's own final vote does, applied to round 1:
-  `reconcile` weighs the round-1 answers by their stated confidences (`weighted_vote`); `cortex`
-  uses its `final_vote` with the run's `tie_break` (all-distinct answers, or a tie under
-  `tie_break=none`, give no answer); every other method the plurality of `majority_vote`, a tie
-  going to agent order (no earlier round exists). The decision protocols (`voting`, `consensus`,
-  `aad`, `collective_improvement`) settle a tie by debating another turn, which a vote without
-  debate cannot do: their first majority is the same plurality, agent order being the order their
-  `no_decision` fallback also favours (the first agent's candidate).
+  a method whose vote is not the plurality declares its rule in its spec (`MethodSpec.first_vote`,
+  `first_answers`: RECONCILE weighs the round-1 answers by their stated confidences, CortexDebate
+  applies its `tie_break`, on_demand's first answers are its first stage's, whose vote is the answer
+  it gives without a debate); every other method takes the plurality of `majority_vote`, a tie
+  going to agent order (no earlier round exists). The decision protocols settle a tie by debating
+  another turn, which a vote without debate cannot do: their first majority is the same plurality,
+  agent order being the order their `no_decision` fallback also favours.
+- A record whose answer is no answer to the question (a summary, a ranking: its class's
+  `answers_with`) has no transitions.
 - A judge's (MORE, SAMRE, single_judge) first verdict is the side the judge's round-1 scores favour
   (MORE's `max_score` keeps each side's best round-1 total, as it does for its verdict), before any
   later round or the jury; with swap both orders' first verdicts are combined by the run's swap
@@ -34,18 +33,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .answers import AnswerFormat
+from .catalogue import CATALOGUE
 from .methods.d3_records import Hearing, JudgeRecord
-from .methods.on_demand_records import OnDemandRecord
-from .methods.reconcile_records import ReconcileRecord
 from .protocols import majority_vote
-from .protocols.cortex import final_vote
 from .protocols.d3 import best_scores, side_of, swap_verdict
-from .protocols.reconcile import weighted_vote
 from .records import AgentAnswer, DebateResult
+from .spec import FirstVote
 
 TRANSITIONS = ("right_to_right", "wrong_to_right", "right_to_wrong", "wrong_to_wrong")
-# records whose answers are no answers to the question in the task's format
-NOT_ANSWERS = {"tree": "a summary", "pd3": "a ranking", "pd3_feedback": "a pair's scores"}
 
 
 def transition(first: bool, final: bool) -> str:
@@ -89,33 +84,21 @@ class Transitions:
         return sum(a.first_correct and not a.final_correct for a in self.agents)
 
 
-def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> tuple[
-    str | None, bool, str
-]:  # fmt: skip
-    """The round-1 answers' vote under the method's own tie rule: (winner, tie, rule)."""
-    answers = [a.answer for a in first]
-    record = result.record
-    if isinstance(record, OnDemandRecord):
-        tally = majority_vote(answers, key=fmt.key)
-        return tally.winner, tally.tie, "on_demand's first stage (a tie goes to the first sampled)"
-    if isinstance(record, ReconcileRecord) and record.turns:
-        stated = {c.agent: c.stated for c in record.turns[0]}
-        vote = weighted_vote(answers, [stated.get(a.agent) for a in first], fmt.key)
-        return vote.winner, vote.tie, "weighted_vote (round-1 stated confidences)"
-    if result.method == "cortex":
-        tie_break = str(result.options.get("tie_break", "lowest_agent_index"))
-        tally = final_vote(answers, fmt.key, tie_break)
-        return tally.winner, tally.tie, f"cortex final_vote (tie_break={tie_break})"
-    tally = majority_vote(answers, key=fmt.key)
-    return tally.winner, tally.tie, "majority_vote (a tie goes to agent order)"
+def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> FirstVote:
+    """The round-1 answers' vote under the method's own tie rule."""
+    spec = CATALOGUE.get(result.method)
+    if spec is not None and spec.first_vote is not None:
+        return spec.first_vote(result, first, fmt)
+    tally = majority_vote([a.answer for a in first], key=fmt.key)
+    return FirstVote(tally.winner, tally.tie, "majority_vote (a tie goes to agent order)")
 
 
 def first_answers(result: DebateResult) -> list[AgentAnswer]:
-    """The round-1 answers; `on_demand`'s are its first stage's, whose vote it gives when it does
-    not debate (the debate's round one may hold more agents' answers, asked only because it
-    debated)."""
-    if isinstance(result.record, OnDemandRecord):
-        return result.record.first_answers
+    """The answers whose vote is the method's answer without a debate: round 1, unless the method
+    says otherwise (`MethodSpec.first_answers`)."""
+    spec = CATALOGUE.get(result.method)
+    if spec is not None and spec.first_answers is not None:
+        return spec.first_answers(result)
     return result.answers_in_round(1)
 
 
@@ -124,8 +107,8 @@ def answer_transitions(
 ) -> Transitions | str:
     """The transitions of an answer-producing debate against the `gold` keys; why there are none
     (a text) when the record has no first answers or its answers are not the task's."""
-    if result.record is not None and result.record.kind in NOT_ANSWERS:
-        return f"{result.method} answers with {NOT_ANSWERS[result.record.kind]}, not an answer"
+    if result.record is not None and result.record.answers_with is not None:
+        return f"{result.method} answers with {result.record.answers_with}, not an answer"
     first = first_answers(result)
     # an agent's flip is followed where its first answer is its round one in the record (after
     # on_demand's debate, the first answers the debate took)
@@ -145,8 +128,11 @@ def answer_transitions(
                   right(latest[a.agent].answer))
         for a in followed
     )  # fmt: skip
-    winner, tie, rule = first_vote(result, first, fmt)
-    return Transitions(winner, right(winner), result.final, right(result.final), tie, rule, agents)
+    vote = first_vote(result, first, fmt)
+    return Transitions(
+        vote.winner, right(vote.winner), result.final, right(result.final), vote.tie, vote.rule,
+        agents,
+    )  # fmt: skip
 
 
 def first_verdict(hearing: Hearing) -> float | None:

@@ -5,7 +5,7 @@
         --tasks strategyqa_yesno --include_path registry/lm_eval
 
 Each `generate_until` request is one debate over the request's prompt. All of a run's debates go
-forward together, one round at a time (hosts/rounds.py), so the inner backend gets each round's
+forward together, one round at a time (hosts/batch_runtime.py), so the inner backend gets each round's
 agent calls as one `generate_until` batch: an HF model batches them, an API backend sends them
 `num_concurrent` at a time. The debate's final answer, written with `final_format` and cut at the
 task's `until`, is the request's output, so the task's own filters and metrics score it. An
@@ -36,13 +36,15 @@ from lm_eval.models.api_models import JsonChatStr
 from lm_eval.utils import hash_string
 
 from ..engine.answers import AnswerFormat, make_format
-from ..engine.content import Question
-from ..engine.options import Answering, OptionError, one_of, text
+from ..engine.catalogue import CATALOGUE
+from ..engine.checks import OptionError, one_of, text
+from ..engine.content import Msg, Question
+from ..engine.options import Answering
 from ..engine.records import DebateResult
-from ..engine.runtime import Call, Msg, Reply, Runtime
+from ..engine.runtime import Call, Reply, Runtime
 from ..engine.session import Problem, Session
-from .methods import ANSWERING
-from .rounds import RoundRuntime
+from .batch_runtime import RoundRuntime
+from .setup import SETUP, not_hosted
 
 # under lm-eval's logger, so its command line shows these lines at its log level
 logger = logging.getLogger("lm_eval.mad")
@@ -50,13 +52,6 @@ logger = logging.getLogger("lm_eval.mad")
 KIND = "model_args"  # what takes the options, in their error messages
 
 
-# The judges (more, samre, single_judge), Tree-of-Debate and PD³ need what lm-eval requests do not
-# carry: a pair of answers, two papers, a query's candidates.
-NOT_HOSTED = (
-    "more, samre, single_judge (judges of a pair of answers), tree_of_debate, tod_no_tree, "
-    "tod_no_sd, single_stage, two_stage (paper comparisons), pd3, llm_voting, listwise, bm25, "
-    "pd3_feedback (retrieval over candidates): lm-eval requests carry none of these inputs"
-)
 # the model_args the host itself takes; every other one is the method's
 HOST_ARGS = (
     "method",
@@ -197,11 +192,14 @@ class MadLM(LM):
     ) -> None:
         super().__init__()
         flat = {k: options.pop(k) for k in [k for k in options if k.startswith("inner.")]}
-        if method not in ANSWERING:
-            allowed = ", ".join(ANSWERING) + f" (not {NOT_HOSTED})"
+        hosted = CATALOGUE.answering()
+        if method not in hosted:
+            # the others need what lm-eval requests do not carry (a pair of answers, two papers)
+            allowed = ", ".join(hosted) + f" (not {not_hosted(CATALOGUE)}: lm-eval requests "
+            allowed += "carry none of these inputs)"
             raise OptionError("method", method, allowed, KIND)
-        spec, prepare = ANSWERING[method]
-        factory = spec.factory(method, KIND)
+        spec = hosted[method]
+        factory = spec.factory(KIND)
         taken = list(inspect.signature(factory).parameters)
         unknown = [k for k in options if k not in taken]
         if unknown:
@@ -221,9 +219,9 @@ class MadLM(LM):
         args = inner_args_of(inner_args) | {k.removeprefix("inner."): v for k, v in flat.items()}
         named = next((str(args[k]) for k in ("model", "pretrained") if k in args), None)
         self.model = f"{inner_name}/{named}" if named else inner_name
-        try:  # every agent runs on the inner model
-            self.run_method = prepare(self.options, lambda role: self.model)
-        except OptionError as e:  # cortex's credibility keys, an embedder not installed
+        try:  # what the options name (an embedder not installed), before any call
+            self.run_method = spec.prepare(self.options, SETUP)
+        except OptionError as e:
             raise e.of(KIND) from None
         # lm-eval's batch size and device go to the inner backend, unless its own args set them
         run = {"batch_size": batch_size, "max_batch_size": max_batch_size, "device": device}
@@ -235,7 +233,7 @@ class MadLM(LM):
         if not requests:
             return []
         prepared = [self._prepare(r) for r in requests]  # every refusal before the first call
-        runtime = RoundRuntime(self._generate)
+        runtime = RoundRuntime(self._generate, self.model)
         results = runtime.run([self._debate(p.problem) for p in prepared])
         logger.info(
             "mad: %d debates (%s) took %d inner calls in %d batches: %s",

@@ -34,15 +34,18 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from ..engine.answers import AnswerFormat, make_format
-from ..engine.content import Part, Question, compose, text_of
-from ..engine.judge_options import CourtOptions
+from ..engine.catalogue import CATALOGUE
+from ..engine.checks import OptionError, integer, one_of, optional, text
+from ..engine.content import Msg, Part, Question, Role, compose, text_of
 from ..engine.methods.d3 import VERDICT, Pair
-from ..engine.options import Answering, Generation, OptionError, integer, one_of, optional, text
+from ..engine.methods.d3_options import CourtOptions
+from ..engine.options import Answering, Generation
 from ..engine.records import DebateResult
-from ..engine.runtime import Call, Msg, Reply, Role
+from ..engine.runtime import Call, Reply
 from ..engine.session import Problem, Session
-from .methods import ANSWERING, JUDGES, Method, roles_of
-from .openai_runtime import Endpoint, OpenAIRuntime, resolve_endpoint
+from ..engine.spec import MethodSpec, Run
+from .openai_runtime import Endpoint, OpenAIRuntime
+from .setup import SETUP
 
 T = TypeVar("T")
 
@@ -252,13 +255,18 @@ class _DebateFn(ABC):
     roles: dict[str, Endpoint]
 
     def _setup(
-        self, options: Generation, model: Any, base_url: Any, api_key: Any, roles: Any
-    ) -> None:
+        self,
+        spec: MethodSpec,
+        options: Generation,
+        model: Any,
+        base_url: Any,
+        api_key: Any,
+        roles: Any,
+    ) -> Run:
+        """The endpoints and the method prepared (`OptionError` for any bad argument)."""
         self.options = options
-        self.default, self.roles = endpoints(model, base_url, api_key, roles, roles_of(options))
-
-    def model_of(self, role: str) -> str:
-        return resolve_endpoint(role, self.roles, self.default)[0].model
+        self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
+        return spec.prepare(options, SETUP)
 
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
         """`kwargs` (evals' temperature, max_tokens, ...) are not applied: the debate's sampling
@@ -268,7 +276,7 @@ class _DebateFn(ABC):
     @abstractmethod
     async def _complete(self, prompt: Prompt) -> DebateCompletion: ...
 
-    async def _debate(self, problem: Problem, method: Method) -> tuple[DebateResult, OpenAIRuntime]:
+    async def _debate(self, problem: Problem, method: Run) -> tuple[DebateResult, OpenAIRuntime]:
         opts = self.options
         async with OpenAIRuntime(self.roles, self.default, _record_sampling) as runtime:
             session = Session(
@@ -307,14 +315,13 @@ class DebateCompletionFn(_DebateFn):
         **options: Any,
     ) -> None:
         try:
-            name = one_of("method", method, tuple(ANSWERING))
-            spec, prepare = ANSWERING[name]
+            hosted = CATALOGUE.answering()
+            spec = hosted[one_of("method", method, tuple(hosted))]
             given = {k: _typed(v) for k, v in options.items()}
-            opts: Answering = spec.factory(name, KIND, answer_format="text")(**given)
+            opts: Answering = spec.factory(KIND, answer_format="text")(**given)
             self.fmt = answer_format(opts.answer_format, _typed(choices))
             self.templates = opts.templates
-            self._setup(opts, model, base_url, api_key, roles)
-            self.run = prepare(opts, self.model_of)
+            self.run = self._setup(spec, opts, model, base_url, api_key, roles)
         except OptionError as e:
             raise e.of(KIND) from None
 
@@ -390,13 +397,13 @@ class JudgeCompletionFn(_DebateFn):
         **options: Any,
     ) -> None:
         try:
-            name = one_of("method", method, tuple(JUDGES))
+            judges = CATALOGUE.reading(Pair)
+            spec = judges[one_of("method", method, tuple(judges))]
             given = {k: _typed(v) for k, v in options.items()}
-            opts: CourtOptions = JUDGES[name].factory(name, KIND)(**given)
+            opts: CourtOptions = spec.factory(KIND)(**given)
             self.ask = text("ask", ask)
             self.verdicts = _verdicts(verdicts)
-            self._setup(opts, model, base_url, api_key, roles)
-            self.judge = opts.judge()
+            self.judge = self._setup(spec, opts, model, base_url, api_key, roles)
         except OptionError as e:
             raise e.of(KIND) from None
 

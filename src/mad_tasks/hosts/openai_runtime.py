@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 
 from openai import AsyncOpenAI, BadRequestError
 
-from ..engine.runtime import Call, Msg, Reply, Usage, role_candidates, token_logprobs
+from ..engine.content import Msg
+from ..engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
 
 T = TypeVar("T")
 
@@ -144,6 +145,9 @@ class OpenAIRuntime:
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         return list(await asyncio.gather(*calls))
+
+    def model_name(self, role: str) -> str:
+        return resolve_endpoint(role, self.roles, self.default)[0].model
 
     def span(self, name: str) -> Any:
         return nullcontext()  # no viewer here: the record holds every round and call

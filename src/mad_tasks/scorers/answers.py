@@ -9,7 +9,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accurac
 from inspect_ai.solver import TaskState
 
 from ..engine.answers import FORMATS, AnswerFormat, infer_format, make_format
-from ..engine.options import one_of, optional
+from ..engine.checks import one_of, optional
 from ._options import scorer_options
 
 

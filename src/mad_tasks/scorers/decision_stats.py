@@ -37,9 +37,10 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.answers import AnswerFormat, infer_format, make_format
+from ..engine.checks import optional
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
 from ..engine.methods.decision_records import DecisionRecord
-from ..engine.options import embedder_spec, optional
+from ..engine.options import embedder_spec
 from ..engine.records import DebateResult
 from ._epochs import by_sample
 from ._options import scorer_options

@@ -27,10 +27,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import judge_session, question_of
-from ..engine.judge_options import MoreJudgeOptions, SamreJudgeOptions
+from ..engine.catalogue import CATALOGUE
 from ..engine.methods.d3 import Pair, explanation
+from ..engine.methods.d3_options import MoreJudgeOptions, SamreJudgeOptions
 from ..engine.methods.d3_records import JudgeRecord
-from ..inspect_runtime import MAIN_MODEL, InspectRuntime
+from ..inspect_runtime import MAIN_MODEL, SETUP, InspectRuntime
 from ._options import ScorerOptionError, takes
 from .judge_metrics import COURT, judgment_metadata, judgments
 
@@ -96,8 +97,10 @@ class SelfGrading:
         return f"Self-graded: {why}.\n\n"
 
 
-def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str) -> Scorer:
+def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str, method: str) -> Scorer:
+    """`name`, grading with the judge `method` of the catalogue (its solver's options)."""
     self_graded = SelfGrading(name, opts.grader_fallback)
+    judge = CATALOGUE[method].prepare(opts, SETUP)
 
     async def score(state: TaskState, target: Target) -> Score:
         runtime = InspectRuntime(state.sample_id)
@@ -116,7 +119,7 @@ def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str) -> Scorer:
         session = judge_session(
             runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens
         )
-        result = await opts.judge()(session, pair)
+        result = await judge(session, pair)
         result.options = {**result.options, "roles": runtime.resolved_roles()}
         record = result.record
         assert isinstance(record, JudgeRecord)  # every D3 judge records its hearings
@@ -139,11 +142,11 @@ def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str) -> Scorer:
 @takes(MoreJudgeOptions)
 def more_judge(o: MoreJudgeOptions) -> Scorer:
     """Grade the output against a reference with MORE (the options are the `more` solver's)."""
-    return graded(o, "more_judge")
+    return graded(o, "more_judge", "more")
 
 
 @scorer(metrics=METRICS)
 @takes(SamreJudgeOptions)
 def samre_judge(o: SamreJudgeOptions) -> Scorer:
     """Grade the output against a reference with SAMRE (the options are the `samre` solver's)."""
-    return graded(o, "samre_judge")
+    return graded(o, "samre_judge", "samre")

@@ -42,7 +42,7 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result, question_of
 from ..engine.answers import FreeText
-from ..engine.methods import tod
+from ..engine.catalogue import CATALOGUE
 from ..engine.methods.tod_judge import (
     GRADER,
     KINDS,
@@ -62,7 +62,7 @@ from ..engine.methods.tod_papers import PaperPair, pair_of_metadata
 from ..engine.methods.tod_records import TreeRecord
 from ..engine.records import CallRecord, DebateResult, token_totals
 from ..engine.session import Problem, Session
-from ..inspect_runtime import InspectRuntime
+from ..inspect_runtime import SETUP, InspectRuntime
 from ._options import takes
 from .figures import Figure, Missing, Reading, family
 from .judges import SelfGrading
@@ -222,9 +222,9 @@ async def baseline_run(state: TaskState, name: str, pair: PaperPair) -> DebateRe
         opts = SamplingOptions()
         runtime = InspectRuntime(state.sample_id)
         session = Session(runtime, Problem(pair.topic, FreeText()), retries=opts.retries)
-        run = tod.two_stage if name == "two_stage" else tod.single_stage
+        run = CATALOGUE[name].prepare(opts, SETUP)
         async with runtime.span(f"baseline {name}"):
-            result = await run(session, pair, opts)
+            result = await run(session, pair)
         result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
         state.store.set(BASELINE_KEY + name, result.to_dict())
         return result

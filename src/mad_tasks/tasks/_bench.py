@@ -18,9 +18,9 @@ from inspect_ai.scorer import Scorer, choice
 from inspect_ai.solver import prompt_template
 
 from ..engine.answers import MAX_DIGITS, normalise_number
-from ..engine.options import OptionError, boolean, integer, one_of, optional, shown, text
+from ..engine.checks import OptionError, boolean, integer, one_of, optional, shown, text
 from ..scorers.debate_stats import debate_stats
-from ..solvers.du_debate import du_debate
+from ..solvers import du_debate
 from ._data import hf_records, pick, read_records
 
 Record = dict[str, Any]

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..engine.options import shown
+from ..engine.checks import shown
 
 
 def cache_dir() -> Path:

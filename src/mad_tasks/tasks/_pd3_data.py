@@ -53,7 +53,7 @@ from typing import Any, TypeGuard
 
 from inspect_ai.dataset import Sample
 
-from ..engine.options import shown
+from ..engine.checks import shown
 from ._data import cache_dir, download, read_records, read_text
 
 SOURCE_REPO = "iesl/CSFCube"

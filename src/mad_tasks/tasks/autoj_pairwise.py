@@ -23,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..scorers.debate_stats import debate_stats
 from ..scorers.judge_metrics import judge_agreement, judge_stats
-from ..solvers.judges import samre
+from ..solvers import samre
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_records
 from .mt_bench_judge import TIES, setup, with_choices

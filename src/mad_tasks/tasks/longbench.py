@@ -28,10 +28,10 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentText
 
-from ..engine.options import OptionError, integer, optional
+from ..engine.checks import OptionError, integer, optional
 from ..scorers.debate_stats import debate_stats
 from ..scorers.longbench import CATEGORIES, DATASETS, longbench_score
-from ..solvers.du_debate import du_debate
+from ..solvers import du_debate
 from ._bench import Record, Subset, data_path_option, id_field, subset_option
 from ._data import cache_dir, download, pick, read_records
 

@@ -21,7 +21,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 
-from ..engine.options import shown
+from ..engine.checks import shown
 from ..scorers.debate_stats import debate_stats
 from ..scorers.mathvista import ANSWER_TYPES, MAX_PRECISION, mathvista_answer
 from ._bench import (

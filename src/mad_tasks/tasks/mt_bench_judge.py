@@ -21,12 +21,12 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Solver, prompt_template
 
+from ..engine.checks import optional, text
 from ..engine.content import Question, text_of
 from ..engine.methods.d3 import Pair
-from ..engine.options import optional, text
 from ..scorers.debate_stats import debate_stats
 from ..scorers.judge_metrics import CHOICES, judge_agreement, judge_stats
-from ..solvers.judges import samre
+from ..solvers import samre
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import hf_records, hf_revision, read_records
 

@@ -30,7 +30,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..scorers.debate_stats import debate_stats
 from ..scorers.tod import tod_judge, tod_pairwise, tree_stats
-from ..solvers.tree_of_debate import tree_of_debate
+from ..solvers import tree_of_debate
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_text
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from ..engine.options import OptionError, one_of, optional
+from ..engine.checks import OptionError, one_of, optional
 from ..scorers.debate_stats import debate_stats
 from ..scorers.pd3 import pd3_stats, retrieval_at_k
-from ..solvers.pd3 import pd3
+from ..solvers import pd3
 from ._bench import data_path_option, subset_option
 from ._pd3_data import VARIANTS, dedup_sample, load
 

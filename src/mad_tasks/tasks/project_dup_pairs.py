@@ -38,10 +38,10 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from ..engine.options import OptionError, integer, optional
+from ..engine.checks import OptionError, integer, optional
 from ..scorers.debate_stats import debate_stats
 from ..scorers.pd3 import dup_pairwise, pd3_stats
-from ..solvers.pd3 import pd3_feedback
+from ..solvers import pd3_feedback
 from ._bench import data_path_option
 from ._pd3_data import MAX_PAIRS, draw_pairs, eligible, graded, load, pair_sample
 from .project_dedup import variant_option

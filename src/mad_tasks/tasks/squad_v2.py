@@ -6,7 +6,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 
-from ..engine.options import boolean
+from ..engine.checks import boolean
 from ..scorers.debate_stats import debate_stats
 from ..scorers.squad import NO_ANSWER, squad, squad_contains
 from ._bench import (

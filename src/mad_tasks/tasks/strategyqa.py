@@ -11,7 +11,7 @@ from inspect_ai.solver import Solver, prompt_template
 
 from ..scorers.answers import final_answer
 from ..scorers.debate_stats import debate_stats
-from ..solvers.du_debate import du_debate
+from ..solvers import du_debate
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import download, read_records
 

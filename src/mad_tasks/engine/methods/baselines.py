@@ -6,12 +6,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts, report
-from ..options import MAX_AGENTS, MAX_ROUNDS, MAX_SAMPLES, Answering, OptionError, integer, option
+from ..checks import OptionError, integer
+from ..content import Msg
+from ..options import MAX_AGENTS, MAX_ROUNDS, MAX_SAMPLES, Answering, option
 from ..protocols import majority_vote
 from ..records import DebateResult
 from ..requests import AnswerRequest
-from ..runtime import Msg
 from ..session import Session
+from ..spec import MethodSpec
 
 
 async def single(session: Session, cot: bool) -> DebateResult:
@@ -95,3 +97,29 @@ async def self_consistency(session: Session, samples: int) -> DebateResult:
         tally=tally,
         options={"samples": samples},
     )
+
+
+SPECS = (
+    MethodSpec(
+        "single",
+        "One agent answers directly, once.",
+        Answering,
+        lambda o, setup: lambda s: single(s, cot=False),
+        debate=False,
+    ),
+    MethodSpec(
+        "cot",
+        "One agent reasons step by step, then answers.",
+        Answering,
+        lambda o, setup: lambda s: single(s, cot=True),
+        debate=False,
+    ),
+    MethodSpec(
+        "self_consistency",
+        "Majority over independent chains of thought; `match_debate=3x2` spends a debate's call "
+        "budget.",
+        SelfConsistencyOptions,
+        lambda o, setup: lambda s: self_consistency(s, o.n),
+        debate=False,
+    ),
+)

@@ -39,13 +39,14 @@ from typing import ClassVar
 
 from .. import report
 from ..answers import AnswerFormat
-from ..content import Content, Question, compose
-from ..options import MAX_ROUNDS, Answering, integer, one_of, option
+from ..checks import integer, one_of
+from ..content import Content, Msg, Question, compose
+from ..options import MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, GroupSummaryRequest
-from ..runtime import Msg
 from ..session import Session
-from .du_debate import agent_names, final_vote
+from ..spec import MethodSpec
+from .turns import agent_names, final_vote
 
 STRATEGIES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
 SUMMARIZER = "summarizer"
@@ -220,3 +221,12 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
         tally=tally,
         options=opts.record(),
     )
+
+
+SPEC = MethodSpec(
+    "chateval",
+    "Agents with distinct roles discuss one by one, simultaneously or through a summarizer; "
+    "majority of the last turn.",
+    ChatEvalOptions,
+    lambda o, setup: lambda s: chateval(s, o),
+)

@@ -25,32 +25,22 @@ the paper's round beside it.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import report
-from ..answers import DECORATION, AnswerFormat, FreeText, lines_with
-from ..content import Content, Question, compose
-from ..options import (
-    MAX_AGENTS,
-    MAX_ROUNDS,
-    Answering,
-    Check,
-    OptionError,
-    boolean,
-    embedder_option,
-    integer,
-    number,
-    one_of,
-    option,
-)
+from ..answers import AnswerFormat, FreeText
+from ..checks import OptionError, boolean, integer, number, one_of
+from ..confidence import parse_confidence, without_confidence
+from ..content import Content, Msg, Question, compose
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult, Tally
 from ..requests import AnswerRequest
-from ..runtime import Msg, Runtime
+from ..runtime import Runtime
 from ..session import Problem, Session
+from ..spec import FirstVote, MethodSpec, Run, Setup
 from .cortex_records import (
     CallContext,
     CortexRecord,
@@ -61,7 +51,7 @@ from .cortex_records import (
     Vote,
     context_of,
 )
-from .du_debate import agent_names
+from .turns import agent_names
 
 if TYPE_CHECKING:
     from ..embeddings import Embedder
@@ -75,17 +65,6 @@ NEIGHBOUR_HEADING = "--- peer ---"
 OWN_HEADING = "--- yours ---"
 MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
 MISSING = "missing"
-
-# a line "CONFIDENCE: ...", "**Confidence score** = ..." with its line break; linear: no part of
-# the pattern can backtrack or run past the line
-_CONFIDENCE_LINE = re.compile(
-    rf"(?im)^{DECORATION}confidence(?:[^\S\n]++score)?[^\w\n:=]*+(?:_++[^\w\n:=]*+)*+[:=]"
-    r"([^\n]*)\n?"
-)
-_CONFIDENCE_VALUE = re.compile(
-    r"(-?[0-9]++(?:\.[0-9]++)?|-?\.[0-9]++)[^\S\n]*+(?:(%)|/[^\S\n]*+([0-9]++(?:\.[0-9]++)?))?"
-)
-
 
 # -- what the agents read and write -----------------------------------------------------------------
 
@@ -120,32 +99,6 @@ def regeneration_prompt(
         + "\n\nUse them as additional information: check their reasoning rather than trusting it, "
         f"then answer the question yourself. {_reply_format(fmt)}",
     )
-
-
-def parse_confidence(text: str) -> float | None:
-    """The last stated confidence in [0, 1]: "0.85", "85%", "85" and "85/100" all give 0.85.
-
-    A13: a value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1]. No
-    readable value gives None (the caller uses a neutral 0.5 and records it as missing).
-    """
-    lines = _CONFIDENCE_LINE.finditer(text, *lines_with(text, "confidence"))
-    stated = [v for m in lines if (v := _CONFIDENCE_VALUE.search(m[1]))]
-    if not stated:
-        return None
-    number, percent, denominator = stated[-1].groups()
-    x = float(number)  # float() takes any number of digits (a huge one is inf, then clamped)
-    if denominator and float(denominator) > 0:
-        x /= float(denominator)
-    elif percent or 1 < x <= 100:
-        x /= 100
-    return None if math.isnan(x) else min(max(x, 0.0), 1.0)  # NaN: a huge x over a huge y
-
-
-def without_confidence(text: str) -> str:
-    """The output minus its confidence lines (A5/A7: what neighbours read and what is embedded)."""
-    start, end = lines_with(text, "confidence")
-    kept = text[:start] + _CONFIDENCE_LINE.sub("", text[start:end]) + text[end:]
-    return "\n".join(kept.splitlines())
 
 
 # -- options and records ------------------------------------------------------------------------------
@@ -756,3 +709,31 @@ def _vote_markdown(
             f"{table}"
         )
     return table
+
+
+def prepare(o: CortexOptions, setup: Setup) -> Run:
+    similarity = setup.embedder(o.embedder)
+
+    async def run(session: Session) -> DebateResult:
+        # each agent sized by its role or its model's name, before any call: the models are the
+        # sample's (a role may be bound to another); a key that names neither is refused
+        models = [session.runtime.model_name(name) for name in agent_names(o.agents)]
+        return await cortex(session, o.for_models(models), similarity)
+
+    return run
+
+
+def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> FirstVote:
+    """The round-1 answers under the final vote's rule and the run's `tie_break`."""
+    tie_break = str(result.options.get("tie_break", "lowest_agent_index"))
+    tally = rules.final_vote([a.answer for a in first], fmt.key, tie_break)
+    return FirstVote(tally.winner, tally.tie, f"cortex final_vote (tie_break={tie_break})")
+
+
+SPEC = MethodSpec(
+    "cortex",
+    "CortexDebate: each round every agent reads only the agents it trusts most.",
+    CortexOptions,
+    prepare,
+    first_vote=first_vote,
+)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import prompts, report
 from ..answers import Choice, without_answer_lines
-from ..content import Content, Question, compose, text_of
+from ..content import Content, Msg, Question, compose, text_of
 from ..protocols.d3 import (
     CRITERIA as CRITERION_ROWS,
 )
@@ -38,22 +38,13 @@ from ..protocols.d3 import (
 )
 from ..records import AgentAnswer, DebateResult, reply_tokens
 from ..requests import DefenceRequest, ScoreRequest, VerdictRequest
-from ..runtime import Msg
 from ..session import Problem, Session
+from ..spec import MethodSpec
+from .d3_options import SINGLE_JUDGE_FIXED, SINGLE_JUDGE_GROUPS, CourtOptions, Jury, Swap
 from .d3_records import Defence, Evaluation, Hearing, JudgeRecord, JurorVote
 
 VERDICT = Choice(("Answer A", "Answer B"))  # a juror's vote, read like any answer
 SCORES = JudgeScores()
-
-# The paper's jurors (App. D.3), cycled when the jury is larger.
-PERSONAS = (
-    "a retired professor of ethics",
-    "a young environmental activist",
-    "a middle-aged business owner",
-    "a social worker specialising in community development",
-    "a technology entrepreneur with a background in AI",
-)
-GENERIC_JUROR = "an impartial member of the public"
 
 CRITERIA = (
     "relevance to the question",
@@ -91,6 +82,8 @@ class Pair:
     """A question (all its parts) and two answers in the order shown. They are what is judged, so
     they are shown as written; no prompt says which model wrote which answer."""
 
+    WHAT: ClassVar[str] = "a pair of answers"  # what a sample must carry for a judge
+
     question: Question
     a: str
     b: str
@@ -116,7 +109,6 @@ def after_pair(pair: Pair, *texts: str) -> Content:
 
 
 # a judge: MORE, SAMRE or the single-judge baseline, run on one pair
-Judge = Callable[[Session, Pair], Awaitable[DebateResult]]
 
 
 def advocate_prompt(
@@ -235,24 +227,6 @@ def juror_prompt(persona: str, transcript: Content) -> Content:
 
 
 # -- records --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Jury:
-    """`size` 0 means no jury: the judge's score decides."""
-
-    size: int = 5
-    personas: bool = True
-    tiebreak: str = "cumulative"  # or "final": the judge's last scored round
-
-    def persona(self, i: int) -> str:
-        return PERSONAS[i % len(PERSONAS)] if self.personas else GENERIC_JUROR
-
-
-@dataclass(frozen=True)
-class Swap:
-    enabled: bool = False
-    resolution: str = "tie"  # when the orders disagree: "tie", or "gap" (judge gaps of both orders)
 
 
 class Court:
@@ -580,3 +554,19 @@ def explanation(record: JudgeRecord) -> str:
         if h.evaluations:
             parts.append(evaluation_report(h.evaluations[-1]))
     return "\n\n---\n\n".join(parts)
+
+
+def judge_roles(options: CourtOptions) -> tuple[str, ...]:
+    return options.roles
+
+
+SPEC = MethodSpec(
+    "single_judge",
+    "One judge call scores both answers on D3's six criteria; the higher total wins.",
+    CourtOptions,
+    lambda o, setup: lambda s, pair: single_judge(s, pair, o.positions),
+    reads=Pair,
+    groups=SINGLE_JUDGE_GROUPS,
+    preset=SINGLE_JUDGE_FIXED,
+    roles=judge_roles,
+)

@@ -9,18 +9,18 @@ Round-one answers given before the method ran (on_demand's first stage) are take
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import prompts, report
-from ..content import Content
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, boolean, integer, option
-from ..protocols import majority_vote
-from ..records import AgentAnswer, DebateResult, Tally
-from ..requests import AnswerRequest
-from ..runtime import Msg
+from ..checks import boolean, integer
+from ..content import Msg
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..records import AgentAnswer, DebateResult
 from ..session import Session
+from ..spec import MethodSpec
+from .turns import agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
@@ -42,63 +42,6 @@ class DuDebateOptions(Answering):
         "agents read the replies already given in the same round (default: simultaneous).",
         boolean,
     )
-
-
-def agent_names(n: int) -> list[str]:
-    return [f"agent_{i + 1}" for i in range(n)]
-
-
-def take_openings(
-    session: Session, names: Sequence[str], history: Mapping[str, list[Msg]]
-) -> dict[str, AgentAnswer]:
-    """The round-one answers given before the method ran (`on_demand`'s first stage), taken in
-    agent order by the agents whose round-one conversation asked exactly them; `speak` gives
-    them without a call. An info event names them: they cost no call here."""
-    given = {}
-    for name in names:
-        opening = session.reuse(history[name])
-        if opening is not None:
-            given[name] = replace(opening, agent=name, round=1)
-    if given:
-        title = "Round 1 answers taken from the first stage (asked before the debate, no call here)"
-        describe = session.problem.fmt.describe
-        session.runtime.info("reused", report.round_table(title, list(given.values()), describe))
-    return given
-
-
-async def speak(
-    session: Session,
-    name: str,
-    round: int,
-    history: list[Msg],
-    update: Content | None,
-    shown: Sequence[AgentAnswer] = (),
-    given: AgentAnswer | None = None,
-) -> AgentAnswer:
-    """One agent's turn in its own conversation: `update` (what it reads this round, None when
-    it reads nothing) as a user message, then its answer; `shown` are the replies the update
-    shows. `given`: its answer taken from before the method ran (`take_openings`), not asked."""
-    if update is not None:
-        history.append(Msg("user", update))
-    reply = given
-    if reply is None:
-        asks = AnswerRequest(
-            session.problem.fmt, shown=tuple(a.answer for a in shown if a.answer is not None)
-        )
-        reply = await session.answer(name, name, history, "debate", round, asks=asks)
-    history.append(Msg("assistant", reply.text))
-    return reply
-
-
-def final_vote(session: Session, by_round: Sequence[Sequence[AgentAnswer]]) -> Tally:
-    """Plurality of the last round; a tie goes to the earlier rounds, then to agent order."""
-    tally = majority_vote(
-        [a.answer for a in by_round[-1]],
-        earlier=[[a.answer for a in r] for r in by_round[:-1]],
-        key=session.problem.fmt.key,
-    )
-    session.runtime.info("vote", report.vote_table(tally, session.problem.fmt.describe))
-    return tally
 
 
 async def du_debate(session: Session, agents: int, rounds: int, sequential: bool) -> DebateResult:
@@ -142,3 +85,12 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
         tally=tally,
         options={"agents": agents, "rounds": rounds, "sequential": sequential},
     )
+
+
+SPEC = MethodSpec(
+    "du_debate",
+    "N agents answer, then for R-1 more rounds each reads the others' previous answers; majority "
+    "wins.",
+    DuDebateOptions,
+    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential),
+)

@@ -31,14 +31,15 @@ from typing import ClassVar
 
 from .. import prompts, report
 from ..answers import AnswerFormat
-from ..content import Content, Question, compose
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, OptionError, integer, one_of, option
+from ..checks import OptionError, integer, one_of
+from ..content import Content, Msg, Question, compose
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
 from ..requests import GroupSummaryRequest
-from ..runtime import Msg
 from ..session import Session
-from .du_debate import agent_names, final_vote, speak, take_openings
+from ..spec import MethodSpec
+from .turns import agent_names, final_vote, speak, take_openings
 
 SUMMARIZER = "summarizer"
 
@@ -245,3 +246,11 @@ def _pool_markdown(
         "replies (the texts are in the summarizer calls); every agent reads them all in the next "
         f"round.\n\n{report.table(['group', 'agents', 'answers summarised'], rows, right={0})}"
     )
+
+
+SPEC = MethodSpec(
+    "group_debate",
+    "Agents debate inside groups; between stages every agent reads each group's summary.",
+    GroupDebateOptions,
+    lambda o, setup: lambda s: group_debate(s, o),
+)

@@ -16,10 +16,11 @@ from __future__ import annotations
 from ..protocols.d3 import SIDES, best_scores
 from ..records import DebateResult
 from ..session import Session
+from ..spec import MethodSpec
 from . import d3
-from .d3 import Court, Hearing, Jury, Pair, Swap
+from .d3 import Court, Hearing, Pair, judge_roles
+from .d3_options import Jury, MoreOptions, Swap
 
-AGGREGATIONS = ("synthesis", "max_score")
 ADVOCATE_WORDS = 80
 MERGE_WORDS = 150
 
@@ -95,3 +96,13 @@ async def more(
         "tiebreak": jury.tiebreak,
     }
     return await d3.decide(session, pair, "more", hold, swap, options)
+
+
+SPEC = MethodSpec(
+    "more",
+    "MORE: k advocates per answer, merged defences, one judge pass, a jury of personas.",
+    MoreOptions,
+    lambda o, setup: lambda s, pair: more(s, pair, o.advocates, o.aggregation, o.jury, o.positions),
+    reads=Pair,
+    roles=judge_roles,
+)

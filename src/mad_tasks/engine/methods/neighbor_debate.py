@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts, report
-from ..content import Content
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, OptionError, integer, one_of, option
+from ..checks import OptionError, integer, one_of
+from ..content import Content, Msg
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
-from ..runtime import Msg
 from ..session import Session
-from .du_debate import agent_names, final_vote, speak, take_openings
+from ..spec import MethodSpec
+from .turns import agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
@@ -132,3 +133,11 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
             "neighbours": {n: [names[j] for j in r] for n, r in zip(names, readers)},
         },
     )
+
+
+SPEC = MethodSpec(
+    "neighbor_debate",
+    "Each round every agent reads only its neighbours' previous answers; majority wins.",
+    NeighborDebateOptions,
+    lambda o, setup: lambda s: neighbor_debate(s, o),
+)

@@ -37,32 +37,24 @@ question and all its parts; every other call is the first stage's or the debate'
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .. import prompts, report
-from ..options import (
-    MAX_SAMPLES,
-    Answering,
-    OptionError,
-    Options,
-    integer,
-    number,
-    one_of,
-    option,
-    optional,
-)
+from ..answers import AnswerFormat
+from ..checks import OptionError, integer, number, one_of, optional
+from ..confidence import parse_confidence
+from ..content import Msg
+from ..options import MAX_SAMPLES, Answering, Options, option
 from ..protocols import majority_vote
 from ..protocols import on_demand as rules
 from ..records import AgentAnswer, DebateResult, Tally, reply_tokens
 from ..requests import AnswerRequest, ConfidenceRequest
-from ..runtime import Msg
 from ..session import Asked, Opening, Sampling, Session, answer_of
-from .cortex import parse_confidence
+from ..spec import Catalogue, FirstVote, MethodSpec, Run, Setup
 from .on_demand_records import OnDemandRecord
-
-Method = Callable[[Session], Awaitable[DebateResult]]
+from .turns import agent_names
 
 FIRST_STAGES = ("single", "cot", "self_consistency")
 TRIGGERS = ("confidence", "disagreement", "always", "never")
@@ -79,18 +71,6 @@ CONFIDENCE_PROMPT = (
 )
 
 
-def debate_methods() -> dict[str, Any]:
-    """The methods `debate=` may name: every answer-producing method but the first stages and
-    on_demand itself (hosts/methods.py, imported here on first use: it imports this module)."""
-    from ...hosts.methods import ANSWERING
-
-    return {n: v for n, v in ANSWERING.items() if n not in (*FIRST_STAGES, "on_demand")}
-
-
-def _debate_name(name: str, value: Any) -> str:
-    return one_of(name, value, tuple(debate_methods()))
-
-
 def _mapping(name: str, value: Any) -> Mapping[str, Any] | None:
     if value is None or (isinstance(value, Mapping) and all(isinstance(k, str) for k in value)):
         return value
@@ -99,13 +79,16 @@ def _mapping(name: str, value: Any) -> Mapping[str, Any] | None:
 
 @dataclass(frozen=True)
 class OnDemandOptions(Answering):
+    """on_demand's options. `CATALOGUE` holds the debates `debate=` may name: `on_demand_spec`
+    makes the options class of a catalogue's on_demand (this class alone knows no debate)."""
+
     TEMPLATES: ClassVar[tuple[str, ...]] = ("direct", "step_by_step", "reminder")
+    CATALOGUE: ClassVar[Catalogue] = Catalogue()
 
     debate: str = option(
         "du_debate",
         "the debate that runs when the trigger fires: any answer-producing solver of the package "
         "but single, cot, self_consistency and on_demand.",
-        _debate_name,
     )
     debate_args: Mapping[str, Any] | None = option(
         None,
@@ -136,12 +119,18 @@ class OnDemandOptions(Answering):
         lambda name, v: optional(number, name, v, 0, 1, null="the trigger's default"),
     )
 
+    @classmethod
+    def debates(cls) -> dict[str, MethodSpec]:
+        """The methods `debate=` may name: the catalogue's answer-producing debates."""
+        return {name: s for name, s in cls.CATALOGUE.answering().items() if s.debate}
+
     def template_names(self) -> tuple[str, ...]:
         """The first stage's templates, then the debate's."""
-        spec, _ = debate_methods()[self.debate]
-        return tuple(dict.fromkeys((*self.TEMPLATES, *spec.options.TEMPLATES)))
+        mine = self.debates()[self.debate].options.TEMPLATES  # type: ignore[attr-defined]
+        return tuple(dict.fromkeys((*self.TEMPLATES, *mine)))
 
     def validate(self) -> None:
+        one_of("debate", self.debate, tuple(self.debates()))
         super().validate()
         if self.trigger == "disagreement" and self.first != "self_consistency":
             raise OptionError(
@@ -171,7 +160,7 @@ class OnDemandOptions(Answering):
     def debate_options(self) -> Options:
         """The debate's options: `debate_args` with the shared ones, checked by its options class;
         an error names the option as `debate_args.<name>`."""
-        spec, _ = debate_methods()[self.debate]
+        spec = self.debates()[self.debate]
         given = dict(self.debate_args or {})
         for name in SHARED:
             if name in given:
@@ -181,10 +170,10 @@ class OnDemandOptions(Answering):
                     f"not here: set {name} on on_demand itself, it applies to both stages",
                 )
         shared = {name: getattr(self, name) for name in SHARED}
-        mine = spec.options.TEMPLATES
+        mine = spec.options.TEMPLATES  # type: ignore[attr-defined]
         shared["templates"] = {k: v for k, v in (self.templates or {}).items() if k in mine} or None
         try:
-            return spec.factory(self.debate, "")(**shared, **given)
+            return spec.factory("")(**shared, **given)
         except OptionError as e:
             raise OptionError(f"debate_args.{e.option}", e.value, e.allowed) from None
 
@@ -280,7 +269,7 @@ def signal_of(
     return sum(v for v in values if v is not None) / len(values)
 
 
-async def on_demand(session: Session, opts: OnDemandOptions, debate: Method) -> DebateResult:
+async def on_demand(session: Session, opts: OnDemandOptions, debate: Run) -> DebateResult:
     p, rt = session.problem, session.runtime
     async with rt.span("first stage"):
         stage = await first_stage(session, opts)
@@ -365,4 +354,57 @@ def _trigger_markdown(
     return (
         f"**First stage ({opts.first}) and trigger ({opts.trigger})**\n\n{table}\n\n"
         f"signal: {shown} ({what}); {decision.reason}: {verdict}."
+    )
+
+
+# -- the method as every host offers it ------------------------------------------------------------
+
+
+def first_answers(result: DebateResult) -> list[AgentAnswer]:
+    """The first stage's answers: their vote is the answer on_demand gives without a debate (the
+    debate's round one may hold more agents' answers, asked only because it debated)."""
+    record = result.record
+    return record.first_answers if isinstance(record, OnDemandRecord) else []
+
+
+def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> FirstVote:
+    tally = majority_vote([a.answer for a in first], key=fmt.key)
+    return FirstVote(
+        tally.winner, tally.tie, "on_demand's first stage (a tie goes to the first sampled)"
+    )
+
+
+def roles(o: OnDemandOptions) -> tuple[str, ...]:
+    """The first stage's agents' roles, then the debate's."""
+    k = o.samples if o.first == "self_consistency" else 1
+    debate = o.debates()[o.debate].roles(o.debate_options())
+    return tuple(dict.fromkeys(("agent", *agent_names(k), *debate)))
+
+
+def on_demand_spec(catalogue: Catalogue) -> MethodSpec:
+    """on_demand over the debates of `catalogue` (a method added to it later is a debate too)."""
+
+    @dataclass(frozen=True)
+    class Options(OnDemandOptions):
+        CATALOGUE: ClassVar[Catalogue] = catalogue
+
+    Options.__name__ = Options.__qualname__ = OnDemandOptions.__name__
+
+    def prepare(o: OnDemandOptions, setup: Setup) -> Run:
+        try:  # the debate prepared as its own host would (its embedder), named as on_demand's
+            debate = o.debates()[o.debate].prepare(o.debate_options(), setup)
+        except OptionError as e:
+            raise OptionError(f"debate_args.{e.option}", e.value, e.allowed) from None
+        return lambda s: on_demand(s, o, debate)
+
+    return MethodSpec(
+        "on_demand",
+        "One agent answers (or several sample); a debate runs only when their confidence is low "
+        "or they disagree.",
+        Options,
+        prepare,
+        debate=False,
+        first_answers=first_answers,
+        first_vote=first_vote,
+        roles=roles,
     )

@@ -87,6 +87,7 @@ class PD3Record(MethodRecord):
     the k-th place ("votes" when no tie reached it, else the tie-break that did)."""
 
     kind: ClassVar[str] = "pd3"
+    answers_with: ClassVar[str] = "a ranking"
     variant: str
     query: str
     k: int
@@ -148,6 +149,7 @@ class FeedbackRecord(MethodRecord):
     "B" or "tie"; None when a side has no readable score)."""
 
     kind: ClassVar[str] = "pd3_feedback"
+    answers_with: ClassVar[str] = "a pair's scores"
     sides: list[FeedbackResult]
     prediction: str | None = None
 

@@ -38,13 +38,15 @@ from typing import ClassVar
 
 from .. import prompts, report
 from ..answers import AnswerFormat
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, OptionError, boolean, integer, option
+from ..checks import OptionError, boolean, integer
+from ..content import Msg
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..protocols.peer_review import review_confidence
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, ReviewRequest
-from ..runtime import Msg
 from ..session import Session
-from .du_debate import agent_names, final_vote, speak, take_openings
+from ..spec import MethodSpec
+from .turns import agent_names, final_vote, speak, take_openings
 
 # reviews per sample, cycles x agents x (agents - 1): 32 agents review each other once (992);
 # seed 001's 5 agents and 5 cycles make 100
@@ -221,3 +223,11 @@ def _reviews_markdown(t: int, reviews: Sequence[Review], names: Sequence[str], r
         f"is the solution's author, a column the reviewer; {what}. Each author reads the reviews "
         f"of its own row before revising.\n\n{table}"
     )
+
+
+SPEC = MethodSpec(
+    "peer_review",
+    "Agents solve, review every other solution with a confidence, then revise; majority wins.",
+    PeerReviewOptions,
+    lambda o, setup: lambda s: peer_review(s, o),
+)

@@ -14,9 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..content import Content, Question, compose
+from ..content import Content, Msg, Question, compose
 from ..requests import PersonaRequest
-from ..runtime import Msg
 from ..session import Session
 
 PERSONA_REQUEST = 'Reply with only a JSON object: {"role": "...", "description": "..."}.'

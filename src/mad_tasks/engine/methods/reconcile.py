@@ -38,18 +38,19 @@ from typing import ClassVar
 
 from .. import report
 from ..answers import AnswerFormat
-from ..content import Content, Question, compose
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, integer, option
+from ..checks import integer
+from ..confidence import parse_confidence, without_confidence
+from ..content import Content, Msg, Question, compose
+from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..protocols.cortex import unanimous
 from ..protocols.majority import majority_vote
 from ..protocols.reconcile import WeightedTally, recalibrate, weighted_vote
 from ..records import AgentAnswer, DebateResult, Tally
 from ..requests import AnswerRequest
-from ..runtime import Msg
 from ..session import Session
-from .cortex import parse_confidence, without_confidence
-from .du_debate import agent_names
+from ..spec import FirstVote, MethodSpec
 from .reconcile_records import ConfidentAnswer, ReconcileRecord
+from .turns import agent_names
 
 
 @dataclass(frozen=True)
@@ -243,3 +244,22 @@ def _vote_markdown(vote: WeightedTally, fmt: AnswerFormat, stop: str) -> str:
         "wins, a tie going to the tied answer given first in agent order. Abstentions "
         f"({vote.abstentions}) do not vote."
     )
+
+
+def first_vote(result: DebateResult, first: Sequence[AgentAnswer], fmt: AnswerFormat) -> FirstVote:
+    """The round-1 answers weighed by their stated confidences, as the final vote weighs them."""
+    record = result.record
+    turns = record.turns if isinstance(record, ReconcileRecord) else []
+    stated = {c.agent: c.stated for c in turns[0]} if turns else {}
+    vote = weighted_vote([a.answer for a in first], [stated.get(a.agent) for a in first], fmt.key)
+    return FirstVote(vote.winner, vote.tie, "weighted_vote (round-1 stated confidences)")
+
+
+SPEC = MethodSpec(
+    "reconcile",
+    "Agents answer with confidences and discuss until they agree; the recalibrated confidences "
+    "vote.",
+    ReconcileOptions,
+    lambda o, setup: lambda s: reconcile(s, o),
+    first_vote=first_vote,
+)

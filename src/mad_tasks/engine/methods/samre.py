@@ -26,8 +26,10 @@ from dataclasses import asdict, replace
 from ..protocols.d3 import SIDES, StopRule, flip, stop_reason
 from ..records import DebateResult
 from ..session import Session
+from ..spec import MethodSpec
 from . import d3
-from .d3 import Court, Defence, Hearing, Jury, Pair, Swap
+from .d3 import Court, Defence, Hearing, Pair, judge_roles
+from .d3_options import Jury, SamreOptions, Swap
 from .d3_records import JudgeRecord
 
 ADVOCATE_WORDS = 100
@@ -157,3 +159,13 @@ async def samre(
     enforced = None if rule.token_budget is None else not unenforced
     result.record = replace(result.record, token_budget_enforced=enforced)
     return result
+
+
+SPEC = MethodSpec(
+    "samre",
+    "SAMRE: one advocate per answer, rounds of defence and scored feedback, budgeted stopping.",
+    SamreOptions,
+    lambda o, setup: lambda s, pair: samre(s, pair, o.rule, o.summarize, o.jury, o.positions),
+    reads=Pair,
+    roles=judge_roles,
+)

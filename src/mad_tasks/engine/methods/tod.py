@@ -48,9 +48,9 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .. import report
+from ..checks import OptionError
 from ..content import Content
 from ..protocols.tod import (
-    SCHEMAS,
     Judgment,
     Subtopic,
     granted,
@@ -65,7 +65,7 @@ from ..protocols.tod import (
     tree_json,
     wants_expansion,
 )
-from ..records import AgentAnswer, DebateResult
+from ..records import DebateResult
 from ..requests import (
     ArgumentRequest,
     ClaimsRequest,
@@ -75,31 +75,29 @@ from ..requests import (
     SubtopicsRequest,
     SummaryRequest,
 )
-from ..runtime import Msg
-from ..session import Asked, Sampling, Session
+from ..retrieval import Evidence, Retriever
+from ..session import Asked, Session
+from ..spec import MethodSpec, Run, Setup
 from . import tod_prompts as prompts
-from .tod_options import SamplingOptions, TreeOptions
-from .tod_papers import PaperPair, Retriever, node_query
+from .tod_options import TreeOptions
+from .tod_papers import PaperPair, load_retriever, node_query, retrievers_for
 from .tod_records import (
     NOT_ADDRESSED,
     Argument,
     Claim,
     Debate,
     Deliberation,
-    Evidence,
     Expansion,
     Fallback,
     Judged,
     Node,
     Preemption,
-    TreeRecord,
 )
+from .tod_summary import MODERATOR, ask_json, summarized
 
 T = TypeVar("T")
 
 AUTHORS = ("author_0", "author_1")
-MODERATOR = "moderator"
-SUMMARIZER = "summarizer"  # the baselines' one agent
 ROOT = "r"
 TITLE_CHARS = 60  # of a node's title in its span's name
 
@@ -109,8 +107,6 @@ DROPPED = "unreadable relevance: segment dropped"
 LEAF = "no subtopics: the node stays a leaf"
 NO_TURN = "unreadable {stage}: recorded as none and left out of the history"
 NO_EXPANSION = "unreadable expansion decision: not expanded"
-ABSTAIN = "unreadable summary: no final answer (abstention)"
-NO_PAPER_SUMMARY = "unreadable paper summary: the comparison is told it is missing"
 
 Pair = tuple[T, T]
 
@@ -122,47 +118,6 @@ def variant(opts: TreeOptions) -> str:
     if not opts.self_deliberation:
         return "tod_no_sd"
     return "tree_of_debate" if opts.tree else "tod_no_tree"
-
-
-def sampling(opts: SamplingOptions, stage: str, kind: str) -> Sampling:
-    """A call's settings: its stage's temperature, top_p and max_tokens, and its reply's JSON
-    schema when structured output is on."""
-    s = opts.stage(stage)
-    return Sampling(
-        s.temperature, s.top_p, s.max_tokens, SCHEMAS[kind] if opts.structured else None
-    )
-
-
-async def _ask(
-    session: Session,
-    opts: SamplingOptions,
-    agent: str,
-    stage: str,
-    purpose: str,
-    round: int,
-    kind: str,
-    prompt: Content,
-    parse: Callable[[str], T | None],
-    asks: Request,
-) -> Asked[T]:
-    """One JSON reply of `kind`, sampled as `stage` (opts.stage) asks."""
-    return await session.ask(
-        agent,
-        agent,
-        [Msg("user", prompt)],
-        purpose,
-        round,
-        parse,
-        prompts.reminder(kind),
-        asks=asks,
-        sampling=sampling(opts, stage, kind),
-    )
-
-
-def _raw(asked: Asked[Any]) -> str:
-    """A reply as recorded: the first, and after follow-ups also the last."""
-    r = asked.replies
-    return r[0] if len(r) == 1 else f"{r[0]}\n\n{r[-1]}"
 
 
 def _short(title: str) -> str:
@@ -206,7 +161,7 @@ class _Run:
         asks: Request,
     ) -> Asked[T]:
         purpose = f"{stage} {node.id}"  # the node in the cache scope: no two nodes share a reply
-        return await _ask(
+        return await ask_json(
             self.session, self.opts, agent, stage, purpose, node.level, kind, prompt, parse, asks
         )
 
@@ -477,7 +432,7 @@ async def tree_of_debate(
     tree = tree_json(nodes)
     session.runtime.info("tree", _tree_markdown(nodes))
     async with session.runtime.span("synthesis"):
-        asked = await _ask(
+        asked = await ask_json(
             session,
             opts,
             MODERATOR,
@@ -489,7 +444,7 @@ async def tree_of_debate(
             read_summary,
             SummaryRequest("tree"),
         )
-    return _summarized(
+    return summarized(
         session,
         pair,
         opts,
@@ -504,98 +459,6 @@ async def tree_of_debate(
         chunks=(run.retrievers[0].size, run.retrievers[1].size) if run.retrievers else (0, 0),
         tree=tree,
     )
-
-
-# -- the baselines ---------------------------------------------------------------------------------
-
-
-def _summarized(
-    session: Session,
-    pair: PaperPair,
-    opts: SamplingOptions,
-    name: str,
-    agent: str,
-    asked: Asked[str],
-    fallbacks: list[Fallback],
-    node: str = "",
-    **tree: Any,
-) -> DebateResult:
-    """The result of a method whose answer is the summary `asked` gave (none readable: an
-    abstention, recorded as a fallback at `node`); `tree`: the rest of its `TreeRecord`."""
-    if asked.value is None:
-        fallbacks.append(Fallback(node, "summary", None, ABSTAIN))
-    title = "synthesis" if agent == MODERATOR else "summary"
-    session.runtime.info(title, _summary_markdown(asked.value, len(asked.replies)))
-    return DebateResult(
-        method=name,
-        final=asked.value,
-        answers=[AgentAnswer(agent, 1, _raw(asked), asked.value, len(asked.replies))],
-        calls=session.calls,
-        options=opts.record(),
-        record=TreeRecord(
-            variant=name,
-            topic=pair.topic.text,
-            titles=(pair.papers[0].title, pair.papers[1].title),
-            texts=(pair.papers[0].source, pair.papers[1].source),
-            fallbacks=fallbacks,
-            summary=asked.value,
-            **tree,
-        ),
-    )
-
-
-async def single_stage(session: Session, pair: PaperPair, opts: SamplingOptions) -> DebateResult:
-    """The single-stage baseline: one call compares the papers from their titles, abstracts and
-    introductions."""
-    async with session.runtime.span("single stage"):
-        asked = await _ask(
-            session, opts, SUMMARIZER, "baseline", "summary papers", 0, "summary",
-            prompts.single_stage(pair), read_summary, SummaryRequest("papers"),
-        )  # fmt: skip
-    return _summarized(session, pair, opts, "single_stage", SUMMARIZER, asked, [])
-
-
-async def two_stage(session: Session, pair: PaperPair, opts: SamplingOptions) -> DebateResult:
-    """The two-stage baseline: each paper's motivation and novelties summarised alone (two
-    concurrent calls), then one call compares the two summaries."""
-    rt = session.runtime
-    fallbacks: list[Fallback] = []
-    async with rt.span("paper summaries"):
-        papers = await rt.gather(
-            *(
-                _ask(
-                    session,
-                    opts,
-                    SUMMARIZER,
-                    "baseline",
-                    f"summary paper {i}",
-                    0,
-                    "summary",
-                    prompts.paper_summary(pair, i),
-                    read_summary,
-                    SummaryRequest("paper"),
-                )
-                for i in range(2)
-            )
-        )
-    summaries = [p.value for p in papers]
-    fallbacks += [
-        Fallback("", "summary", i, NO_PAPER_SUMMARY) for i, s in enumerate(summaries) if s is None
-    ]
-    rt.info(
-        "paper summaries",
-        "\n\n".join(
-            f"**Paper {i}** ({pair.papers[i].title.strip()}): {s or '(no readable summary)'}"
-            for i, s in enumerate(summaries)
-        ),
-    )
-    async with rt.span("comparison"):
-        asked = await _ask(
-            session, opts, SUMMARIZER, "baseline", "summary comparison", 1, "summary",
-            prompts.compare_summaries(pair, summaries), read_summary,
-            SummaryRequest("summaries"),
-        )  # fmt: skip
-    return _summarized(session, pair, opts, "two_stage", SUMMARIZER, asked, fallbacks)
 
 
 # -- what a person reads in the viewer -------------------------------------------------------------
@@ -744,7 +607,55 @@ def _tree_markdown(nodes: Sequence[Node]) -> str:
     return "**The debate tree**\n\n" + "\n".join(lines)
 
 
-def _summary_markdown(summary: str | None, attempts: int) -> str:
-    if summary is None:
-        return f"**No summary**: no reply could be read after {attempts} attempts (abstention)."
-    return f"**Summary** ({attempts} attempt(s)):\n\n{summary}"
+# -- the methods as every host offers them -------------------------------------------------------
+
+
+def prepare(opts: TreeOptions, setup: Setup) -> Run:
+    if opts.self_deliberation:
+        try:  # the embedding model of retriever=bge:<path>, loaded before any call
+            load_retriever(opts.retriever)
+        except Exception as e:  # noqa: BLE001 - a missing library, path or hub model: all one to a user
+            raise OptionError(
+                "retriever", opts.retriever, f"a retriever that loads here ({e})"
+            ) from None
+
+    def run(session: Session, pair: PaperPair) -> Awaitable[DebateResult]:
+        shown = pair.swapped() if opts.swap_papers else pair
+        return tree_of_debate(session, shown, opts, retrievers_for(shown, opts))
+
+    return run
+
+
+def tree_roles(options: object) -> tuple[str, ...]:
+    return ("author", *AUTHORS, MODERATOR)
+
+
+SPECS = (
+    MethodSpec(
+        "tree_of_debate",
+        "Tree-of-Debate: self-deliberation, a three-stage debate per subtopic, breadth-first "
+        "expansion within a budget, and a synthesis of the tree.",
+        TreeOptions,
+        prepare,
+        reads=PaperPair,
+        roles=tree_roles,
+    ),
+    MethodSpec(
+        "tod_no_tree",
+        "The No-Tree ablation: one combined subtopic per expansion (a chain), budget 5.",
+        TreeOptions,
+        prepare,
+        reads=PaperPair,
+        preset={"tree": False, "max_expansions": 5},
+        roles=tree_roles,
+    ),
+    MethodSpec(
+        "tod_no_sd",
+        "The No-SD ablation: claims from title, abstract and introduction, no retrieval.",
+        TreeOptions,
+        prepare,
+        reads=PaperPair,
+        preset={"self_deliberation": False},
+        roles=tree_roles,
+    ),
+)

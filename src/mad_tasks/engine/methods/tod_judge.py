@@ -23,15 +23,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..content import Content, compose
-from ..judge_options import GRADER_FALLBACKS
-from ..options import MAX_RETRIES, Generation, OptionError, boolean, integer, one_of, option
+from ..checks import OptionError, boolean, integer, one_of
+from ..content import Content, Msg, compose
+from ..options import MAX_RETRIES, Generation, option
 from ..protocols.tod import json_object, sentences
 from ..records import CallRecord
 from ..requests import PreferenceRequest, RubricRequest
-from ..runtime import Msg
 from ..session import Asked, Sampling, Session
 from .d3 import block
+from .d3_options import GRADER_FALLBACKS
 from .tod_papers import Paper, PaperPair
 
 LEVEL_POINTS = 25  # a level of 0-4 as a score of 0-100

@@ -10,17 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..options import (
-    MAX_TEMPERATURE,
-    Generation,
-    OptionError,
-    boolean,
-    integer,
-    number,
-    one_of,
-    option,
-    optional,
-)
+from ..checks import OptionError, boolean, integer, number, one_of, optional
+from ..options import MAX_TEMPERATURE, Generation, option
 
 # Caps on the counts that multiply a pair's calls (README, "Option checks and limits")
 MAX_EVIDENCE = 20  # excerpts per persona per self-deliberation (reference: 5)

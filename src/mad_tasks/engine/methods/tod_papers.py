@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..content import Question
-from .tod_records import Evidence
+from ..retrieval import Evidence, LexicalRetriever, Retriever, pooled, ranked
 
 if TYPE_CHECKING:
     from .tod_options import TreeOptions
@@ -43,22 +43,15 @@ class PaperPair:
     """What Tree-of-Debate compares: the root topic (the sample's input, every part of it) and the
     papers of Author 0 (the focus) and Author 1."""
 
+    WHAT: ClassVar[str] = "two papers"  # what a sample must carry for a comparison
+
     topic: Question
     papers: tuple[Paper, Paper]
 
+    def swapped(self) -> PaperPair:
+        """The same topic with Author 1's paper as the focus."""
+        return PaperPair(self.topic, (self.papers[1], self.papers[0]))
 
-class Retriever(Protocol):
-    @property
-    def size(self) -> int:
-        """How many chunks it can return (retrievable, each text once)."""
-        ...
-
-    def search(self, query: str, k: int) -> list[Evidence]:
-        """The `k` best chunks for `query`, best first (ties by chunk order), ids 1..k."""
-        ...
-
-
-# -- text ---------------------------------------------------------------------------------------
 
 _NUMERIC = frozenset("0123456789.,+-")
 _ROMAN = frozenset("ivxlc")
@@ -112,67 +105,7 @@ def chunk(text: str, sentences: int = 3) -> list[str]:
     return [". ".join(pieces[i : i + sentences]) for i in range(0, len(pieces), sentences)]
 
 
-def retrievable(chunks: Sequence[str], min_chars: int) -> list[int]:
-    """Indices of the chunks a retriever may return: those longer than `min_chars` (the
-    reference skips chunks of at most 150 characters at query time)."""
-    return [i for i, c in enumerate(chunks) if len(c) > min_chars]
-
-
-def _pool(chunks: Sequence[str], min_chars: int) -> list[int]:
-    """The retrievable chunks, each text once (at its first index): the reference keys its
-    embeddings by chunk text, so duplicates collapse."""
-    first: dict[str, int] = {}
-    for i in retrievable(chunks, min_chars):
-        first.setdefault(chunks[i], i)
-    return sorted(first.values())
-
-
-def _ranked(
-    chunks: Sequence[str], pool: Sequence[int], scores: Sequence[float], k: int
-) -> list[Evidence]:
-    """The `k` best of the pool, by score and then chunk index, as evidence ids 1..k."""
-    order = sorted(range(len(pool)), key=lambda j: (-scores[j], pool[j]))[: max(k, 0)]
-    return [
-        Evidence(id=rank, chunk=pool[j], text=chunks[pool[j]], score=float(scores[j]))
-        for rank, j in enumerate(order, 1)
-    ]
-
-
 # -- retrievers ---------------------------------------------------------------------------------
-
-
-def _terms(texts: list[str]) -> list[list[str]]:
-    import bm25s
-
-    tokens = bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
-    return [list(t) for t in tokens]
-
-
-class LexicalRetriever:
-    """BM25 (the `bm25s` library, its Lucene variant; lower-cased words, English stop words, no
-    stemming) over a paper's retrievable chunks: offline and deterministic."""
-
-    def __init__(self, chunks: Sequence[str], min_chars: int) -> None:
-        import bm25s
-
-        self._chunks = list(chunks)
-        self._pool = _pool(self._chunks, min_chars)
-        corpus = _terms([self._chunks[i] for i in self._pool])
-        self._bm25: bm25s.BM25 | None = None
-        if any(corpus):  # bm25s cannot index a corpus without a single term
-            self._bm25 = bm25s.BM25()
-            self._bm25.index(corpus, show_progress=False)
-
-    @property
-    def size(self) -> int:
-        return len(self._pool)
-
-    def search(self, query: str, k: int) -> list[Evidence]:
-        terms = _terms([query])[0]
-        scores: Sequence[float] = [0.0] * len(self._pool)
-        if self._bm25 is not None and terms:
-            scores = self._bm25.get_scores(terms).tolist()
-        return _ranked(self._chunks, self._pool, scores, k)
 
 
 _MODELS: dict[str, Any] = {}
@@ -207,7 +140,7 @@ class EmbeddingRetriever:
 
         self._model = _sentence_model(model)
         self._chunks = list(chunks)
-        self._pool = _pool(self._chunks, min_chars)
+        self._pool = pooled(self._chunks, min_chars)
         texts = [self._chunks[i] for i in self._pool]
         self._vectors = (
             np.asarray(self._model.encode(texts, normalize_embeddings=True)) if texts else None
@@ -223,7 +156,7 @@ class EmbeddingRetriever:
         if self._vectors is None:
             return []
         q = np.asarray(self._model.encode([query], normalize_embeddings=True))[0]
-        return _ranked(self._chunks, self._pool, (self._vectors @ q).tolist(), k)
+        return ranked(self._chunks, self._pool, (self._vectors @ q).tolist(), k)
 
 
 def make_retriever(spec: str, chunks: Sequence[str], min_chars: int) -> Retriever:

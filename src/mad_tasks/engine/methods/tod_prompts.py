@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..content import Content, Question, compose
+from ..retrieval import Evidence
 from .tod_papers import Paper, PaperPair
-from .tod_records import Argument, Claim, Deliberation, Evidence, Node
+from .tod_records import Argument, Claim, Deliberation, Node
 
 # the markers around the turn a persona answers in the respond stage (the reference's)
 RESPOND_OPEN = "<respond_to_this>"

@@ -13,20 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..records import MethodRecord
+from ..retrieval import Evidence
 
 # what an opponent's claim gets when the relevance filter keeps none of the retrieved segments
 NOT_ADDRESSED = "We do not address the opposition's claim: {claim}"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A retrieved excerpt of a paper: its 1-based id in the pool shown to the model, its chunk's
-    index in the paper and the retriever's score."""
-
-    id: int
-    chunk: int
-    text: str
-    score: float
 
 
 @dataclass(frozen=True)
@@ -149,6 +139,7 @@ class TreeRecord(MethodRecord):
     unlimited, bounded by `max_depth`); `texts` says what text each paper was read from."""
 
     kind: ClassVar[str] = "tree"
+    answers_with: ClassVar[str] = "a summary"
     variant: str
     topic: str
     titles: tuple[str, str]

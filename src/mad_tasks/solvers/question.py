@@ -1,39 +1,19 @@
-"""What every solver does around its method: take its options, read the sample, run the engine, write
-the results."""
+"""The sample of an answer-producing method: its question as the task's setup left it, and the
+drop-in output (the final answer, the chosen option marked)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
-
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
-from inspect_ai.solver import Generate, Solver, TaskState
+from inspect_ai.solver import TaskState
 
 from .._inspect_sample import answer_format_for, question_of, save_result
 from ..engine.answers import AnswerFormat, Choice
 from ..engine.content import Question
-from ..engine.options import Answering, Options, options_factory
+from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
+from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime
-
-Method = Callable[[Session], Awaitable[DebateResult]]
-O = TypeVar("O", bound=Options)
-
-
-def takes(
-    cls: type[O], *, groups: Sequence[str] | None = None, **preset: Any
-) -> Callable[[Callable[[O], Solver]], Callable[..., Solver]]:
-    """`@takes(Options)` over `build(options) -> Solver`: the solver's `-S` options are the fields
-    of the method's options object, checked by making it, before any model call."""
-    return lambda build: options_factory(cls, build, "solver", groups=groups, **preset)
-
-
-def method_solver(opts: Answering, method: Method) -> Solver:
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await run_method(state, method, opts)
-
-    return solve
 
 
 def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem:
@@ -51,7 +31,8 @@ def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem
     return Problem(question, fmt, system, opts.templates)
 
 
-async def run_method(state: TaskState, method: Method, opts: Answering) -> TaskState:
+async def answer_sample(state: TaskState, opts: Answering, run: Run) -> TaskState:
+    """`run` on the sample's question; the record into the store, the answer as the output."""
     fmt = answer_format_for(state, opts.answer_format)
     runtime = InspectRuntime(state.sample_id)
     session = Session(
@@ -61,7 +42,7 @@ async def run_method(state: TaskState, method: Method, opts: Answering) -> TaskS
         temperature=opts.temperature,
         max_tokens=opts.max_tokens,
     )
-    result = await method(session)
+    result = await run(session)
     # every option of the run, as the method recorded it where it did, and each role's model
     result.options = {
         **opts.record(),

@@ -1,35 +1,49 @@
 """The options of the D3 judges, one object per judge: the court every judge shares (jury, answer
 order, retries, generation), MORE's advocates and SAMRE's stop rule. The solvers and the scorers
-that grade against a reference take the same objects."""
+that grade against a reference take the same objects; the judges' specs (`d3.py`, `more.py`,
+`samre.py`) make the judge from them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .methods import d3
-from .methods.d3 import Judge, Jury, Swap
-from .methods.more import AGGREGATIONS, more
-from .methods.samre import samre
-from .options import (
-    MAX_ADVOCATES,
-    MAX_JURORS,
-    MAX_RETRIES,
-    MAX_ROUNDS,
-    Generation,
-    OptionError,
-    boolean,
-    integer,
-    number,
-    one_of,
-    option,
-    optional,
+from ..checks import OptionError, boolean, integer, number, one_of, optional
+from ..options import MAX_ADVOCATES, MAX_JURORS, MAX_RETRIES, MAX_ROUNDS, Generation, option
+from ..protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
+
+# The paper's jurors (App. D.3), cycled when the jury is larger.
+PERSONAS = (
+    "a retired professor of ethics",
+    "a young environmental activist",
+    "a middle-aged business owner",
+    "a social worker specialising in community development",
+    "a technology entrepreneur with a background in AI",
 )
-from .protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
+GENERIC_JUROR = "an impartial member of the public"
+AGGREGATIONS = ("synthesis", "max_score")  # MORE's: merge each side's defences, or best pairing
 
 # stopping preset -> (window, min_rounds, eps) unless set explicitly
 STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
 PRESET = "the preset's value"
+
+
+@dataclass(frozen=True)
+class Jury:
+    """`size` 0 means no jury: the judge's score decides."""
+
+    size: int = 5
+    personas: bool = True
+    tiebreak: str = "cumulative"  # or "final": the judge's last scored round
+
+    def persona(self, i: int) -> str:
+        return PERSONAS[i % len(PERSONAS)] if self.personas else GENERIC_JUROR
+
+
+@dataclass(frozen=True)
+class Swap:
+    enabled: bool = False
+    resolution: str = "tie"  # when the orders disagree: "tie", or "gap" (judge gaps of both orders)
 
 
 def _jurors(name: str, value: Any) -> int:
@@ -92,10 +106,6 @@ class CourtOptions(Generation):
         """The model roles this judge calls."""
         return ("judge", "juror") if self.jurors else ("judge",)
 
-    def judge(self) -> Judge:
-        """The baseline: one judge call scores both answers."""
-        return lambda s, p: d3.single_judge(s, p, self.positions)
-
 
 @dataclass(frozen=True)
 class MoreOptions(CourtOptions):
@@ -114,9 +124,6 @@ class MoreOptions(CourtOptions):
     @property
     def roles(self) -> tuple[str, ...]:
         return ("advocate", *super().roles)
-
-    def judge(self) -> Judge:
-        return lambda s, p: more(s, p, self.advocates, self.aggregation, self.jury, self.positions)
 
 
 @dataclass(frozen=True)
@@ -180,9 +187,6 @@ class SamreOptions(CourtOptions):
     @property
     def roles(self) -> tuple[str, ...]:
         return ("advocate", *super().roles)  # the summaries are the advocates' calls too
-
-    def judge(self) -> Judge:
-        return lambda s, p: samre(s, p, self.rule, self.summarize, self.jury, self.positions)
 
 
 def _reference() -> Any:

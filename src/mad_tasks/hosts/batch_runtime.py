@@ -33,11 +33,12 @@ Debate = Callable[[Runtime], Awaitable[T]]
 
 class RoundRuntime:
     """`run(debates)` runs each `debate(runtime)` to its result; `generate` gets each round's calls
-    of all debates as one batch. `batches` records each batch's size, in order. One run per
-    instance."""
+    of all debates as one batch, every role on one model (named `model`). `batches` records each
+    batch's size, in order. One run per instance."""
 
-    def __init__(self, generate: Generate) -> None:
+    def __init__(self, generate: Generate, model: str) -> None:
         self._generate = generate
+        self.model = model
         self._parked: list[tuple[Call, asyncio.Future[Reply]]] = []
         self._active = 0
         self._quiet: asyncio.Event | None = None  # set when _active falls to 0
@@ -129,6 +130,9 @@ class RoundRuntime:
 
     def info(self, title: str, data: str | dict[str, Any]) -> None:
         """No viewer here: the debate record (`DebateResult`) keeps what the events would show."""
+
+    def model_name(self, role: str) -> str:
+        return self.model
 
 
 @asynccontextmanager

@@ -1,29 +1,23 @@
-"""D3 judge solvers: `more`, `samre` and the `single_judge` baseline, for evaluating judges.
+"""The sample of a judge (`more`, `samre`, `single_judge`): a pair of answers to a question.
 
 The model under evaluation is the judge. A sample holds a question (its input, every part of it,
 as the dataset gave it: a task's setup prompt is for the answer-producing solvers) and two answers
 (metadata `answer_a` and `answer_b`, shown as written; no prompt names the models that wrote them).
 The output is `ANSWER: A`, `ANSWER: B` or `ANSWER: tie`, or empty when the judge abstained (nothing
-it said could be read), and the whole record goes into the sample store. Calls run on the roles `advocate`, `judge` and `juror`, each the main model unless bound
-with `--model-role`.
+it said could be read), and the whole record goes into the sample store. Calls run on the roles
+`advocate`, `judge` and `juror`, each the main model unless bound with `--model-role`.
 """
 
 from __future__ import annotations
 
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.solver import TaskState
 
 from .._inspect_sample import judge_session, question_of, save_result
-from ..engine.judge_options import (
-    SINGLE_JUDGE_FIXED,
-    SINGLE_JUDGE_GROUPS,
-    CourtOptions,
-    MoreOptions,
-    SamreOptions,
-)
 from ..engine.methods.d3 import Pair
+from ..engine.methods.d3_options import CourtOptions
+from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime
-from ._shell import takes
 
 
 def pair_of(state: TaskState, allow_text_only: bool) -> Pair:
@@ -39,11 +33,12 @@ def pair_of(state: TaskState, allow_text_only: bool) -> Pair:
     return Pair(question, meta["answer_a"], meta["answer_b"])
 
 
-async def judge_sample(state: TaskState, opts: CourtOptions) -> TaskState:
+async def judge_sample(state: TaskState, opts: CourtOptions, run: Run) -> TaskState:
+    """`run` on the sample's pair; the record into the store, the verdict as the output."""
     pair = pair_of(state, opts.allow_text_only)
     runtime = InspectRuntime(state.sample_id)
     session = judge_session(runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens)
-    result = await opts.judge()(session, pair)
+    result = await run(session, pair)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
     save_result(state, result)
     # an abstention leaves the output empty, so no scorer can read a verdict into it
@@ -53,31 +48,3 @@ async def judge_sample(state: TaskState, opts: CourtOptions) -> TaskState:
         ChatMessageAssistant(content=completion or "(no verdict: the judge abstained)")
     )
     return state
-
-
-def judge_solver(opts: CourtOptions) -> Solver:
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await judge_sample(state, opts)
-
-    return solve
-
-
-@solver
-@takes(MoreOptions)
-def more(o: MoreOptions) -> Solver:
-    """MORE: k advocates per answer, merged defences, one judge pass, a jury of personas."""
-    return judge_solver(o)
-
-
-@solver
-@takes(SamreOptions)
-def samre(o: SamreOptions) -> Solver:
-    """SAMRE: one advocate per answer, rounds of defence and scored feedback, budgeted stopping."""
-    return judge_solver(o)
-
-
-@solver
-@takes(CourtOptions, groups=SINGLE_JUDGE_GROUPS, **SINGLE_JUDGE_FIXED)
-def single_judge(o: CourtOptions) -> Solver:
-    """One judge call scores both answers on D3's six criteria; the higher total wins."""
-    return judge_solver(o)

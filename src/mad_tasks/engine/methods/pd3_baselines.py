@@ -1,0 +1,124 @@
+"""The baselines PD³ is compared with (Bao et al., seed 000): `listwise`, one call choosing the top
+k among all the candidates (the paper's list-wise LLMs), and `bm25`, the lexical floor (BM25 over
+the candidates' texts, no model call)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import report
+from ..checks import OptionError
+from ..content import compose
+from ..protocols.pd3 import vote
+from ..records import DebateResult
+from ..retrieval import LexicalRetriever
+from ..session import Session
+from ..spec import MethodSpec
+from . import pd3_prompts as prompts
+from .pd3_options import LexicalOptions, ListwiseOptions
+from .pd3_query import Decider, Retrieval, full_text, prepare_query, query_seed, result_of
+from .pd3_records import Group, PD3Record, Project
+
+
+async def listwise(
+    session: Session, query: Project, candidates: Sequence[Project], opts: ListwiseOptions
+) -> DebateResult:
+    """The list-wise baseline: one call chooses the top_k among all candidates, shown in their
+    preliminary order; a short list is filled in that order."""
+    opts.check_candidates(len(candidates))
+    seed = query_seed(opts.seed, query.id)
+    q = prepare_query(session, query, candidates, opts, seed)
+    run = Decider(session, q, opts.top_k)
+    prompt = compose(q.opening, q.block(q.order), prompts.decide(opts.top_k))
+    async with session.runtime.span("listwise"):
+        decision = await run.decide("listwise", "listwise", 0, q.order, prompt, ())
+        session.runtime.info("decision", run.decision_markdown(decision))
+    group = Group(1, q.order, (), decision)
+    outcome = vote([decision.picks], opts.top_k, None, None, q.order)
+    record = PD3Record(
+        variant="listwise",
+        query=query.id,
+        k=opts.top_k,
+        seed=seed,
+        order=q.order,
+        labels=q.labels,
+        groups=[group],
+        votes=outcome.votes,
+        points=outcome.points,
+        rule=outcome.rule,
+        top=outcome.top,
+        cuts=q.cuts,
+        query_cut=q.query_cut,
+    )
+    return result_of(session, "listwise", record, run.answers(group, 1), opts.record())
+
+
+def lexical_scores(query: Project, candidates: Sequence[Project]) -> list[float]:
+    """Each candidate's BM25 score against the query (title and text, whole), in the
+    candidates' order."""
+    texts = [full_text(c) for c in candidates]
+    found = LexicalRetriever(texts, 0).search(full_text(query), len(texts))
+    by_text = {e.text: e.score for e in found}  # the retriever indexes equal texts once
+    return [by_text.get(t, 0.0) for t in texts]
+
+
+def lexical_top_k(query: Project, candidates: Sequence[Project], k: int) -> tuple[str, ...]:
+    """The k candidates of highest BM25 score (bm25s, as Tree-of-Debate's retriever: lower-cased
+    words, English stop words), ties in the candidates' order."""
+    scores = lexical_scores(query, candidates)
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    return tuple(candidates[i].id for i in order[:k])
+
+
+async def lexical(
+    session: Session, query: Project, candidates: Sequence[Project], k: int
+) -> DebateResult:
+    """The lexical floor: `lexical_top_k`, no model call."""
+    if not 1 <= k <= len(candidates):
+        raise OptionError(
+            "top_k", k, f"an integer from 1 to the number of candidates ({len(candidates)})"
+        )
+    scores = lexical_scores(query, candidates)
+    top = lexical_top_k(query, candidates, k)
+    place = {c: i for i, c in enumerate(top, 1)}
+    rows = [
+        (c.id, i, f"{s:.3f}", place.get(c.id, ""))
+        for i, (c, s) in enumerate(zip(candidates, scores), 1)
+    ]
+    session.runtime.info(
+        "bm25",
+        f"**BM25** (no model call)\n\n"
+        f"{report.table(['id', 'prelim', 'score', 'chosen'], rows, right={1, 2, 3})}\n\n"
+        "score: BM25 of the candidate's title and text against the query's; ties go to the "
+        "preliminary order.",
+    )
+    record = PD3Record(
+        variant="lexical",
+        query=query.id,
+        k=k,
+        seed=0,
+        order=tuple(c.id for c in candidates),
+        top=top,
+        scores={c.id: s for c, s in zip(candidates, scores)},
+    )
+    return result_of(session, "lexical", record, [], {"top_k": k})
+
+
+SPECS = (
+    MethodSpec(
+        "listwise",
+        "One call chooses the top k among all the candidates (the paper's list-wise LLMs).",
+        ListwiseOptions,
+        lambda o, setup: lambda s, r: listwise(s, r.query, r.candidates, o),
+        reads=Retrieval,
+        roles=lambda o: ("senior",),
+    ),
+    MethodSpec(
+        "bm25",
+        "The lexical floor: the top k candidates by BM25 against the query, no model call.",
+        LexicalOptions,
+        lambda o, setup: lambda s, r: lexical(s, r.query, r.candidates, o.top_k),
+        reads=Retrieval,
+        roles=lambda o: (),
+    ),
+)

@@ -1,0 +1,216 @@
+"""The options of PD³'s methods (Bao et al., seed 000): how every call shows the projects, one
+decision among the candidates (`listwise`), the tournament (`pd3`, `llm_voting`), the lexical floor
+(`bm25`) and the feedback module (`pd3_feedback`), with the caps on what multiplies a query's
+calls."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..checks import OptionError, boolean, integer, one_of, text
+from ..options import MAX_AGENTS, MAX_RETRIES, MAX_ROUNDS, Generation, Options, option
+from ..protocols.pd3 import GROUPINGS, LABEL_NUMBERS
+from . import pd3_prompts as prompts
+
+# Caps on the counts that multiply a query's calls (README, "Option checks and limits"); `agents`
+# and `debate_rounds` take the project's MAX_AGENTS and MAX_ROUNDS.
+MAX_GROUPS = 200  # groups per query (paper: 15; its group-size sweep at most 20)
+MAX_QUERY_CALLS = 3000  # groups x calls per group (paper: 150; its sweeps at most 420)
+MAX_SAMPLES = 10  # judge samples per query (paper: 3)
+MAX_TOP_K = 50  # the paper's K = 5
+MAX_SET_SIZE = 100
+MAX_GROUP_SIZE = len(LABEL_NUMBERS)  # as many candidates as there are labels
+MAX_VIEW_TOKENS = 100_000  # per candidate or query (paper: about 1.3k)
+
+DECIDERS = ("senior", "single")
+VISIBILITIES = ("simultaneous", "sequential")
+RESULT = "[RESULT]"
+
+
+@dataclass(frozen=True)
+class ProjectOptions(Generation):
+    """How every PD³ call shows the projects: the domain and the text budgets."""
+
+    domain: str = option(
+        prompts.DOMAIN,
+        "what the projects are, as the prompts name them (paper: power science and technology "
+        "projects).",
+        text,
+    )
+    candidate_tokens: int = option(
+        1024,
+        "budget of each candidate's (or reference's) title and text, in tokens of "
+        f"{prompts.CHARS_PER_TOKEN} characters; longer texts are cut, and the cut recorded.",
+        lambda name, v: integer(name, v, 1, MAX_VIEW_TOKENS),
+    )
+    query_tokens: int = option(
+        2048,
+        "budget of the project under detection's text, in tokens of "
+        f"{prompts.CHARS_PER_TOKEN} characters (cut and recorded the same way).",
+        lambda name, v: integer(name, v, 1, MAX_VIEW_TOKENS),
+    )
+
+
+@dataclass(frozen=True)
+class ListwiseOptions(ProjectOptions):
+    """One decision among the candidates: the criteria, how many, and the seed of the labels."""
+
+    retries: int = option(
+        1,
+        "follow-ups for a decision without a readable [RESULT] list before it is filled (spec "
+        "A9: once).",
+        lambda name, v: integer(name, v, 0, MAX_RETRIES),
+    )
+    criteria: str = option(
+        prompts.CRITERIA,
+        "the detection criteria every retrieval prompt states (paper: overlap in research "
+        "content, key technologies, scenario or applications).",
+        text,
+    )
+    top_k: int = option(
+        5,
+        "how many candidates the method returns (paper: K = 5).",
+        lambda name, v: integer(name, v, 1, MAX_TOP_K),
+    )
+    seed: int = option(
+        0,
+        "seed of the labels, the partition and the random groups, mixed with the query's id.",
+        lambda name, v: integer(name, v, None),
+    )
+
+    def check_candidates(self, n: int) -> None:
+        """Refuse, before any call, a sample whose `n` candidates the options cannot serve."""
+        if n > len(LABEL_NUMBERS):
+            raise ValueError(
+                f"a query has {n} candidates; at most {len(LABEL_NUMBERS)} can be labelled"
+            )
+        if self.top_k > n:
+            raise OptionError(
+                "top_k", self.top_k, f"an integer from 1 to the number of candidates ({n})"
+            )
+
+
+@dataclass(frozen=True)
+class LexicalOptions(Options):
+    """The lexical floor's one option (it makes no model call)."""
+
+    top_k: int = option(
+        5,
+        "how many candidates BM25 returns (paper: K = 5).",
+        lambda name, v: integer(name, v, 1, MAX_TOP_K),
+    )
+
+
+@dataclass(frozen=True)
+class PD3Options(ListwiseOptions):
+    """PD³'s round-robin tournament of debates; `decider` single is the LLM-voting ablation."""
+
+    set_size: int = option(
+        5,
+        "candidates per set of the partition; the candidates must split evenly (paper: K = 5).",
+        lambda name, v: integer(name, v, 1, MAX_SET_SIZE),
+    )
+    group_size: int = option(
+        20,
+        "candidates per group, a multiple of set_size (paper: M = 20; M = 30 of 30 is one group, "
+        "'MAD vanilla').",
+        lambda name, v: integer(name, v, 1, MAX_GROUP_SIZE),
+    )
+    grouping: str = option(
+        "round_robin",
+        "round_robin (every combination of group_size / set_size sets), sliding (windows of "
+        "consecutive sets, cyclic, step 1) or random (as many groups, members drawn at random).",
+        lambda name, v: one_of(name, v, GROUPINGS),
+    )
+    agents: int = option(
+        3,
+        "experts per group (paper: 3; its sweep 2 to 5).",
+        lambda name, v: integer(name, v, 1, MAX_AGENTS),
+    )
+    debate_rounds: int = option(
+        2,
+        "debate rounds after the experts' initial picks (paper: 2; its sweep 1 to 4).",
+        lambda name, v: integer(name, v, 0, MAX_ROUNDS),
+    )
+    visibility: str = option(
+        "simultaneous",
+        "simultaneous: a debate round's experts see the earlier rounds; sequential: also the "
+        "statements already made in their round.",
+        lambda name, v: one_of(name, v, VISIBILITIES),
+    )
+    decider: str = option(
+        "senior",
+        "senior: experts debate, a senior expert decides; single: one call decides each group "
+        "(the LLM-voting ablation; agents and debate_rounds are not used).",
+        lambda name, v: one_of(name, v, DECIDERS),
+    )
+
+    def validate(self) -> None:
+        super().validate()
+        if self.group_size % self.set_size:
+            raise OptionError(
+                "group_size", self.group_size, f"a multiple of set_size ({self.set_size})"
+            )
+        if self.top_k > self.group_size:
+            raise OptionError(
+                "top_k", self.top_k, f"an integer from 1 to group_size ({self.group_size})"
+            )
+
+    @property
+    def calls_per_group(self) -> int:
+        if self.decider == "single":
+            return 1
+        return self.agents * (1 + self.debate_rounds) + 1
+
+    def group_count(self, n: int) -> int:
+        """How many groups `n` candidates make (sliding: at most)."""
+        sets, per = n // self.set_size, self.group_size // self.set_size
+        if self.grouping == "sliding":
+            return sets if per < sets else 1
+        return math.comb(sets, per)
+
+    def check_candidates(self, n: int) -> None:
+        """Also: the sets, the groups and the calls `n` candidates make."""
+        super().check_candidates(n)
+        if n % self.set_size:
+            raise OptionError(
+                "set_size", self.set_size, f"a divisor of the number of candidates ({n})"
+            )
+        if self.group_size > n:
+            raise OptionError(
+                "group_size",
+                self.group_size,
+                f"a multiple of set_size ({self.set_size}) up to the number of candidates ({n})",
+            )
+        count = self.group_count(n)
+        if count > MAX_GROUPS:
+            raise OptionError(
+                "group_size",
+                self.group_size,
+                f"a size giving at most {MAX_GROUPS} groups ({count} with {n} candidates in sets "
+                f"of {self.set_size}, grouping {self.grouping})",
+            )
+        if count * self.calls_per_group > MAX_QUERY_CALLS:
+            raise OptionError(
+                "debate_rounds",
+                self.debate_rounds,
+                f"a value giving at most {MAX_QUERY_CALLS} calls per query ({count} groups × "
+                f"{self.calls_per_group} calls: agents × (1 + debate_rounds) + 1)",
+            )
+
+
+@dataclass(frozen=True)
+class FeedbackOptions(ProjectOptions):
+    """The feedback module: the similarity conclusion and the judge samples."""
+
+    samples: int = option(
+        3,
+        "independent judge calls whose readable scores are averaged (paper: 3).",
+        lambda name, v: integer(name, v, 1, MAX_SAMPLES),
+    )
+    conclusion: bool = option(
+        True,
+        "write a similarity conclusion first and show it to the judges ('with conclusion').",
+        boolean,
+    )

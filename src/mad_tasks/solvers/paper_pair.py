@@ -1,0 +1,47 @@
+"""The sample of a paper comparison (Tree-of-Debate, Kargupta et al., ACL 2025, its ablations and
+baselines): a topic and two papers.
+
+A sample's input is the root topic (every part of it); its metadata holds the two papers
+(`paper_a`, Author 0, and `paper_b`, each with a title, an abstract and, where known, an
+introduction and a full text: see the `paper_compare` task). The output is the summary, or empty
+when the moderator gave none that could be read; the whole tree goes into the sample store. Calls
+run on the roles `author_0` and `author_1` (each falling back to a shared `author` role) and
+`moderator`, each the main model unless bound with `--model-role`.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.solver import TaskState
+
+from .._inspect_sample import question_of, save_result
+from ..engine.answers import FreeText
+from ..engine.methods.tod_options import SamplingOptions
+from ..engine.methods.tod_papers import PaperPair, pair_of_metadata
+from ..engine.session import Problem, Session
+from ..engine.spec import Run
+from ..inspect_runtime import InspectRuntime
+
+
+def paper_pair(state: TaskState, allow_text_only: bool) -> PaperPair:
+    """The sample's topic (its input as the task's setup left it) and its two papers."""
+    return pair_of_metadata(state.metadata, question_of(state, allow_text_only))
+
+
+async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> TaskState:
+    """`run` on the sample's papers; the record into the store, the summary as the output."""
+    pair = paper_pair(state, opts.allow_text_only)
+    runtime = InspectRuntime(state.sample_id)
+    system = "\n\n".join(m.text for m in state.messages if m.role == "system")
+    # each stage sets its own temperature and length (opts.stage), so the session sets none
+    session = Session(runtime, Problem(pair.topic, FreeText(), system), retries=opts.retries)
+    result = await run(session, pair)
+    result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
+    save_result(state, result)
+    # no summary leaves the output empty, so no scorer can grade one into it
+    summary = result.final or ""
+    state.output = ModelOutput.from_content(model=str(state.model), content=summary)
+    state.messages.append(
+        ChatMessageAssistant(content=summary or "(no summary: the moderator's was unreadable)")
+    )
+    return state
