@@ -14,8 +14,13 @@ from .answers import AnswerFormat
 from .protocols.voting import BallotRules
 
 
+class Request:
+    """Base of what a call asks for, in values (each method family declares its own kinds): the
+    simulated model answers by the request's class, the test scripts by its fields."""
+
+
 @dataclass(frozen=True)
-class AnswerRequest:
+class AnswerRequest(Request):
     """Reasoning, then a final answer in `fmt`."""
 
     fmt: AnswerFormat
@@ -26,14 +31,14 @@ class AnswerRequest:
 
 
 @dataclass(frozen=True)
-class ReasoningRequest:
+class ReasoningRequest(Request):
     """Reasoning steps only, no final answer (decision debates, reasoning style)."""
 
     agreement: bool = False  # the reply must start with [AGREE] or [DISAGREE]
 
 
 @dataclass(frozen=True)
-class ExtractRequest:
+class ExtractRequest(Request):
     """The solution that `text` gives, restated in `fmt`; `conclude`: the text is reasoning only,
     so write the solution it leads to."""
 
@@ -43,14 +48,14 @@ class ExtractRequest:
 
 
 @dataclass(frozen=True)
-class PersonaRequest:
+class PersonaRequest(Request):
     """One more expert persona, different from the roles already `taken`."""
 
     taken: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
-class BallotRequest:
+class BallotRequest(Request):
     """A ballot under `rules` over the candidates, numbered from 0, whose answers these are."""
 
     fmt: AnswerFormat
@@ -59,14 +64,14 @@ class BallotRequest:
 
 
 @dataclass(frozen=True)
-class DefenceRequest:
+class DefenceRequest(Request):
     """A D3 advocate's defence of answer `side` ("A" or "B"): argued, merged or summarised."""
 
     side: str
 
 
 @dataclass(frozen=True)
-class ScoreRequest:
+class ScoreRequest(Request):
     """A D3 judge's scores of the answers shown as A and B, one row per criterion, then totals."""
 
     a: str
@@ -75,7 +80,7 @@ class ScoreRequest:
 
 
 @dataclass(frozen=True)
-class VerdictRequest:
+class VerdictRequest(Request):
     """A D3 juror's vote between the answers shown as A and B."""
 
     a: str
@@ -87,7 +92,7 @@ class VerdictRequest:
 
 
 @dataclass(frozen=True)
-class ClaimsRequest:
+class ClaimsRequest(Request):
     """Self-deliberation: 1 to `most` claims of `author` on the node's topic, each citing
     evidence by its 1-based id among `evidence` excerpts (0: no excerpts, the No-SD ablation)."""
 
@@ -98,7 +103,7 @@ class ClaimsRequest:
 
 
 @dataclass(frozen=True)
-class RelevanceRequest:
+class RelevanceRequest(Request):
     """Whether `segment` supports, refutes or clarifies `claim`, or is irrelevant to it (four
     Yes/No fields)."""
 
@@ -107,7 +112,7 @@ class RelevanceRequest:
 
 
 @dataclass(frozen=True)
-class SubtopicsRequest:
+class SubtopicsRequest(Request):
     """The moderator's subtopics of `topic` (at most `most`; `most` = 1: one combined topic, the
     No-Tree ablation), each mapped to claim ids of Author 0 (1..`claims[0]`) and Author 1."""
 
@@ -117,7 +122,7 @@ class SubtopicsRequest:
 
 
 @dataclass(frozen=True)
-class ArgumentRequest:
+class ArgumentRequest(Request):
     """`author`'s turn at a node: `stage` "present" (an argument), "respond" (a response to the
     opposition) or "revise" (a revised argument)."""
 
@@ -127,7 +132,7 @@ class ArgumentRequest:
 
 
 @dataclass(frozen=True)
-class ExpandRequest:
+class ExpandRequest(Request):
     """The moderator's three judgments of a debated node (progression, open questions, a clear
     winner) with an explanation; `level` is the node's depth (root 0)."""
 
@@ -136,7 +141,7 @@ class ExpandRequest:
 
 
 @dataclass(frozen=True)
-class SummaryRequest:
+class SummaryRequest(Request):
     """A `{"summary": ...}` object: `source` "tree" (the synthesis of a debate tree), "papers"
     (the single-stage baseline), "paper" (two-stage: one paper's motivation and novelties) or
     "summaries" (two-stage: the comparison of the two)."""
@@ -145,7 +150,7 @@ class SummaryRequest:
 
 
 @dataclass(frozen=True)
-class RubricRequest:
+class RubricRequest(Request):
     """A judge's grade of a comparative summary: `criterion` "factuality" (1/0 per sentence, for
     `sentences` numbered sentences), "breadth" or "contextualization" (a level from 0 to 4)."""
 
@@ -154,7 +159,7 @@ class RubricRequest:
 
 
 @dataclass(frozen=True)
-class PreferenceRequest:
+class PreferenceRequest(Request):
     """A judge's preference between summaries shown as A and B on `criterion`: A, B or tie."""
 
     criterion: str
@@ -167,7 +172,7 @@ class PreferenceRequest:
 
 
 @dataclass(frozen=True)
-class PicksRequest:
+class PicksRequest(Request):
     """`k` candidates most relevant to the query among those shown (`labels`, whose corpus ids are
     `ids`): an expert's picks with a reason (`round` 0), its statement in debate round `round`
     (after the record of earlier rounds), or, with `final`, a decision ending in a `[RESULT]` list
@@ -182,7 +187,7 @@ class PicksRequest:
 
 
 @dataclass(frozen=True)
-class ConclusionRequest:
+class ConclusionRequest(Request):
     """A similarity conclusion: how the query project relates to the references `ids` (their
     content, key technologies and applications)."""
 
@@ -190,7 +195,7 @@ class ConclusionRequest:
 
 
 @dataclass(frozen=True)
-class DuplicationRequest:
+class DuplicationRequest(Request):
     """An analysis, then `[RESULT]<integer from 1 to 10>`: how much the references `ids`
     duplicate the query project (the highest overlap counts)."""
 
@@ -201,7 +206,7 @@ class DuplicationRequest:
 
 
 @dataclass(frozen=True)
-class ChallengeRequest:
+class ChallengeRequest(Request):
     """After the decision: the exact word AGREE or DISAGREE on the final answer shown; `answer` is
     that answer in `fmt` (None: it is none, say an irrelevant one)."""
 
@@ -210,7 +215,7 @@ class ChallengeRequest:
 
 
 @dataclass(frozen=True)
-class CounterfeitRequest:
+class CounterfeitRequest(Request):
     """The challenger's replacement of the final answer: a deliberately wrong answer in `fmt`
     (`kind` "wrong") or a reply irrelevant to the question ("irrelevant")."""
 
@@ -224,7 +229,7 @@ class CounterfeitRequest:
 
 
 @dataclass(frozen=True)
-class ReviewRequest:
+class ReviewRequest(Request):
     """Feedback on another agent's solution, which reached `answer` (None: no readable answer),
     ending with a `CONFIDENCE: n` line, n from 1 to 10, when `confidence`."""
 
@@ -234,7 +239,7 @@ class ReviewRequest:
 
 
 @dataclass(frozen=True)
-class GroupSummaryRequest:
+class GroupSummaryRequest(Request):
     """A summary of one group's latest replies, whose answers are `answers`."""
 
     fmt: AnswerFormat
@@ -242,38 +247,10 @@ class GroupSummaryRequest:
 
 
 @dataclass(frozen=True)
-class ConfidenceRequest:
+class ConfidenceRequest(Request):
     """How sure the agent is that `answer`, the answer it just gave, is right: a `CONFIDENCE:`
     line from 0 to 1 (`on_demand`'s verbalized confidence, where the provider returns no token
     log-probabilities). `answer` None: the agent gave no readable answer."""
 
     fmt: AnswerFormat
     answer: str | None
-
-
-Request = (
-    AnswerRequest
-    | ReasoningRequest
-    | ExtractRequest
-    | PersonaRequest
-    | BallotRequest
-    | DefenceRequest
-    | ScoreRequest
-    | VerdictRequest
-    | ClaimsRequest
-    | RelevanceRequest
-    | SubtopicsRequest
-    | ArgumentRequest
-    | ExpandRequest
-    | SummaryRequest
-    | RubricRequest
-    | PreferenceRequest
-    | PicksRequest
-    | ConclusionRequest
-    | DuplicationRequest
-    | ChallengeRequest
-    | CounterfeitRequest
-    | ReviewRequest
-    | GroupSummaryRequest
-    | ConfidenceRequest
-)

@@ -20,10 +20,7 @@ method kept, with no model call.
   agent order being the order their `no_decision` fallback also favours.
 - A record whose answer is no answer to the question (a summary, a ranking: its class's
   `answers_with`) has no transitions.
-- A judge's (MORE, SAMRE, single_judge) first verdict is the side the judge's round-1 scores favour
-  (MORE's `max_score` keeps each side's best round-1 total, as it does for its verdict), before any
-  later round or the jury; with swap both orders' first verdicts are combined by the run's swap
-  rule. Its final verdict is the judgment's.
+- A judge's first verdict against its final one: `methods/d3_transitions.py`.
 - An abstention (no readable answer or verdict) is never right.
 """
 
@@ -34,9 +31,7 @@ from dataclasses import dataclass
 
 from .answers import AnswerFormat
 from .catalogue import CATALOGUE
-from .methods.d3_records import Hearing, JudgeRecord
 from .protocols import majority_vote
-from .protocols.d3 import best_scores, side_of, swap_verdict
 from .records import AgentAnswer, DebateResult
 from .spec import FirstVote
 
@@ -133,27 +128,3 @@ def answer_transitions(
         vote.winner, right(vote.winner), result.final, right(result.final), vote.tie, vote.rule,
         agents,
     )  # fmt: skip
-
-
-def first_verdict(hearing: Hearing) -> float | None:
-    """The judge's round-1 gap (A minus B) in one hearing; None when round 1 was unscored."""
-    best = best_scores([e.scores for e in hearing.evaluations if e.round == 1])
-    return None if best is None else best[0] - best[1]
-
-
-def verdict_transitions(result: DebateResult, record: JudgeRecord, gold: str) -> Transitions:
-    """A judge's first verdict against its final one, both against the human label `gold`."""
-    gaps = [first_verdict(h) for h in record.hearings]
-    first, tie = side_of(gaps[0]) if gaps else None, False
-    rule = "the judge's round-1 scores"
-    if len(gaps) == 2:  # swap: both orders, combined as the judgment combined them
-        resolution = str(result.options.get("swap_resolution", "tie"))
-        # an unscored order has no verdict, and then the combination abstains before any sum
-        both = gaps[0] is not None and gaps[1] is not None
-        gap_sum = gaps[0] - gaps[1] if both else None  # type: ignore[operator]
-        first, consistent = swap_verdict(first, side_of(gaps[1]), gap_sum, resolution)
-        tie = consistent is False
-        rule += f" in both orders (swap_resolution={resolution})"
-    return Transitions(
-        first, first == gold, result.final, result.final == gold, tie, rule, agents=()
-    )

@@ -21,14 +21,10 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.methods.d3_records import JudgeRecord
+from ..engine.methods.d3_transitions import verdict_transitions
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.records import DebateResult
-from ..engine.transitions import (
-    TRANSITIONS,
-    Transitions,
-    answer_transitions,
-    verdict_transitions,
-)
+from ..engine.transitions import TRANSITIONS, Transitions, answer_transitions
 from .answers import gold_keys, task_format
 from .figures import Figure, Missing, Reading, family
 

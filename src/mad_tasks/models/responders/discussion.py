@@ -1,0 +1,57 @@
+"""Replies to the requests of a discussion in turns ("Voting or Consensus?"): an expert persona
+for an agent, a turn of reasoning only, and a ballot written by its ballot kind (`BallotKind.write`,
+so a new kind needs nothing here)."""
+
+from __future__ import annotations
+
+import json
+
+from ...engine.protocols.voting import ballot_kind
+from ...engine.requests import BallotRequest, PersonaRequest, ReasoningRequest
+from ..simulated import Turn, index, responds, wrong
+
+PERSONAS = (
+    ("Historian", "knows how past events and dates fit together"),
+    ("Biologist", "studies living things and their limits"),
+    ("Geographer", "knows places, climates and distances"),
+    ("Physicist", "reasons from physical laws and magnitudes"),
+    ("Economist", "weighs costs, incentives and markets"),
+    ("Linguist", "reads wording and meaning precisely"),
+    ("Engineer", "checks what is technically feasible"),
+    ("Statistician", "thinks in base rates and evidence"),
+)
+
+
+@responds(PersonaRequest)
+def persona(turn: Turn, asks: PersonaRequest) -> str:
+    rng = turn.rng
+    if turn.unreadable():
+        return "Perhaps someone who knows the subject well."
+    free = [p for p in PERSONAS if p[0] not in asks.taken] or list(PERSONAS)
+    role, description = rng.choice(free)
+    return json.dumps({"role": role, "description": description})
+
+
+@responds(ReasoningRequest)
+def reasoning(turn: Turn, asks: ReasoningRequest) -> str:
+    agent, rng = turn.agent, turn.rng
+    tag = ""
+    if asks.agreement:
+        tag = "[AGREE] " if rng.random() < turn.conformity else "[DISAGREE] "
+    return f"{tag}Simulated reasoning steps of {agent}: the key facts are these."
+
+
+@responds(BallotRequest)
+def ballot(turn: Turn, asks: BallotRequest) -> str:
+    """Vote for the candidates that hold the answer this agent believes, its own first."""
+    agent, rng = turn.agent, turn.rng
+    fmt, n = asks.fmt, len(asks.candidates)
+    gold = turn.gold(fmt)
+    if gold is None or not n or turn.unreadable():
+        return "All of these have merit; I cannot choose."
+    belief = gold if rng.random() < turn.accuracy else wrong(gold, fmt, rng)
+    own = index(agent)  # an agent's own candidate, when every agent offers one
+    held = [i for i, a in enumerate(asks.candidates) if fmt.key(a) == fmt.key(belief)]
+    liked = sorted(held, key=lambda i: i != own) or [rng.randrange(n)]
+    others = [i for i in range(n) if i not in liked]
+    return ballot_kind(asks.rules.protocol).write(liked, others, asks.rules)
