@@ -21,10 +21,10 @@ from inspect_ai.model import ModelCost, ModelInfo, set_model_info
 from inspect_ai.solver import SolverSpec
 from testdata import STRATEGYQA
 
-from mad_tasks.analysis import DebateColumns, figure_columns
 from mad_tasks.cli import main
 from mad_tasks.compare import SolverChoice, parse_option
-from mad_tasks.report import label_lines, pareto_front, write_report
+from mad_tasks.debate_columns import DebateColumns, figure_columns
+from mad_tasks.logs_report import label_lines, pareto_front, write_report
 from mad_tasks.tasks.strategyqa import strategyqa
 
 SOLVERS = ("single", "self_consistency", "du_debate")
@@ -267,7 +267,7 @@ def test_compare_refuses_a_bad_option_of_any_solver_before_a_model_call(
 
 
 def test_the_pages_prose_shows_code_spans_as_code_and_escapes_the_rest() -> None:
-    from mad_tasks.report import prose
+    from mad_tasks.logs_report import prose
 
     assert prose("the `stderr` of <x> & `a<b>`") == (
         "the <code>stderr</code> of &lt;x&gt; &amp; <code>a&lt;b&gt;</code>"

@@ -36,6 +36,7 @@ from mad_tasks.reproduce import (
     find_experiment,
     load_experiment,
     measure,
+    measuring,
     parse_stat,
     plurality,
     round_consensus,
@@ -43,6 +44,7 @@ from mad_tasks.reproduce import (
     run_experiment,
     stat_value,
 )
+from mad_tasks.reproduce import experiments as experiments_module
 from mad_tasks.scorers.transitions import reading_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,7 +240,7 @@ def test_a_stopped_sweep_resumes_inside_a_row_through_the_command(
 ) -> None:
     monkeypatch.setenv("STUB_API_KEY", "k")
     write_experiment(tmp_path, "inside")
-    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    monkeypatch.setattr(experiments_module, "EXPERIMENTS", tmp_path)
     one, debate = 2 * 1, 2 * 4  # as above: row One 1 call per sample, row Debate 2 x 2
     second_question = "Would a glass of water freeze"  # the fixture's second question
 
@@ -513,7 +515,7 @@ def test_the_record_columns_read_each_samples_record_from_the_log(tmp_path: Path
 
 def test_the_report_plot_names_rows_of_one_method_by_the_options_that_differ() -> None:
     pytest.importorskip("matplotlib")
-    from mad_tasks.report import Row, plot, point_labels
+    from mad_tasks.logs_report import Row, plot, point_labels
 
     debate = 'debate=du_debate debate_args={"agents":3,"rounds":3} trigger=confidence'
     solvers = [
@@ -719,7 +721,7 @@ def test_a_bad_file_does_not_stop_the_list(
 ) -> None:
     write_experiment(tmp_path, "good")
     write_experiment(tmp_path, "listed", rows=[{"label": "X", "solver": "cot", "tasks": [[1]]}])
-    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    monkeypatch.setattr(experiments_module, "EXPERIMENTS", tmp_path)
     with pytest.raises(SystemExit) as stopped:
         main(["reproduce", "--list"])
     assert stopped.value.code == 2
@@ -756,7 +758,7 @@ def test_a_row_that_raises_still_writes_the_finished_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write_experiment(tmp_path, "raising")
-    monkeypatch.setattr(reproduce, "EXPERIMENTS", tmp_path)
+    monkeypatch.setattr(experiments_module, "EXPERIMENTS", tmp_path)
     real = reproduce.run_row
 
     def run_row(sweep: Any, row: Any, *args: Any, **kwargs: Any) -> Any:
@@ -805,7 +807,7 @@ def test_a_misspelt_metric_or_a_failing_one_is_noted(
     def failing(kind: str, name: str, **options: Any) -> Any:
         raise ZeroDivisionError("no samples")
 
-    monkeypatch.setattr(reproduce, "registry_create", failing)
+    monkeypatch.setattr(measuring, "registry_create", failing)
     broken = measure(experiment, runs, "madsim/x", 2, 1, str(tmp_path), data)
     assert [c.runs for c in broken.rows[0].cells if c is not None] == [(), (), ()]
     assert any(n.startswith("Vote / Right: metric 'accuracy' of 'final_answer' failed: no samples") for n in broken.notes)  # fmt: skip
@@ -814,7 +816,7 @@ def test_a_misspelt_metric_or_a_failing_one_is_noted(
     def unreadable(location: str) -> Any:
         raise OSError("gone")
 
-    monkeypatch.setattr(reproduce, "read_eval_log", unreadable)
+    monkeypatch.setattr(measuring, "read_eval_log", unreadable)
     lost = measure(experiment, runs, "madsim/x", 2, 1, str(tmp_path), data)
     assert [c.runs for c in lost.rows[0].cells if c is not None] == [(), (), ()]
     assert lost.notes[0].startswith("Vote / sqa: cannot read ") and lost.notes[0].endswith(": gone")
@@ -834,8 +836,8 @@ def test_an_unscored_sample_counts_in_no_metric() -> None:
         )
     )
     scores = [SampleScore(score=Score(value=v)) for v in (0.5, float("nan"), 1.0)]
-    assert reproduce._metric(log, "answer_cosine", "mean", scores) == 0.75
-    assert reproduce._metric(log, "answer_cosine", "mean", scores[1:2]) is None
+    assert measuring._metric(log, "answer_cosine", "mean", scores) == 0.75
+    assert measuring._metric(log, "answer_cosine", "mean", scores[1:2]) is None
 
 
 def test_a_column_over_several_tasks_is_their_mean(

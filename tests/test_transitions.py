@@ -20,7 +20,7 @@ from scripted import ScriptedRuntime
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks._inspect_sample import NO_RESULT
-from mad_tasks.analysis import DebateColumns
+from mad_tasks.debate_columns import DebateColumns
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord
@@ -34,7 +34,7 @@ from mad_tasks.engine.requests import AnswerRequest
 from mad_tasks.engine.runtime import Call
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.engine.transitions import TRANSITIONS
-from mad_tasks.report import read_report, to_markdown
+from mad_tasks.logs_report import read_report, to_markdown
 from mad_tasks.scorers.figures import Missing, Reading
 from mad_tasks.scorers.transitions import FIGURES, reading_of, transitions
 from mad_tasks.solvers import samre

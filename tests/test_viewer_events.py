@@ -17,7 +17,7 @@ from testdata import MT_BENCH_PAIRS, STRATEGYQA
 from mad_tasks.engine.methods.d3 import verdict_report
 from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord, JurorVote
 from mad_tasks.engine.protocols.d3 import Verdict
-from mad_tasks.engine.report import MAX_CELL, table
+from mad_tasks.engine.viewer_text import MAX_CELL, table
 from mad_tasks.solvers import (
     consensus,
     cortex,

@@ -17,7 +17,8 @@ from inspect_ai import Task
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
-from mad_tasks.cli import MAX_VALUE, main, run_label, tag_logs
+from mad_tasks.cli import main
+from mad_tasks.log_tags import MAX_VALUE, run_label, tag_logs
 from mad_tasks.solvers import cot, du_debate, more, voting
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa

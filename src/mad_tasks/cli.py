@@ -1,90 +1,19 @@
-"""`mad-tasks tag`: label logs with their method, options and role models, for the log viewer.
-
-The viewer's eval list names a log by its task and main model; its Tags column is the one place a
-run's method can show, and no solver can set a tag during its run. This command adds one tag
-afterwards, from what the log's header records, through Inspect's public edit API
-(`edit_eval_log`: the edit is kept in the log with its provenance; the eval's spec is untouched).
-`inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time.
-
-`mad-tasks report`, `mad-tasks compare` and `mad-tasks reproduce` are here as commands; their work
-is in `report.py`, `compare.py` and `reproduce.py`.
-"""
+"""The `mad-tasks` command line: `tag`, `report`, `compare` and `reproduce`. Their work is in
+`log_tags.py`, `logs_report.py`, `compare.py` and `reproduce/`; here only their arguments."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_ai.log import (
-    EvalLog,
-    ProvenanceData,
-    TagsEdit,
-    edit_eval_log,
-    list_eval_logs,
-    read_eval_log,
-    write_eval_log,
-)
+from .log_tags import tag_logs
 
 if TYPE_CHECKING:
     from .reproduce import Sweep
-
-PREFIX = "mad_tasks/"
-MAX_VALUE = 40  # characters of an option's value in its tag (templates can be long)
-
-
-def run_label(log: EvalLog) -> str | None:
-    """The log's method, each `-S` option given and each role bound with `--model-role`, as one
-    tag that starts with the method (the viewer sorts tags and cuts the column short):
-    `du_debate agents=5 agent_3=madsim/y`. The main model has its own column. None: nothing to say."""
-    spec = log.eval
-    method = spec.solver
-    given = spec.solver_args_passed if spec.solver_args_passed is not None else spec.solver_args
-    if method is None:  # the task's own solver: the plan's last step from this package, if any
-        ours = [step.solver for step in log.plan.steps if step.solver.startswith(PREFIX)]
-        method, given = (ours[-1] if ours else None), {}
-    parts = [method.removeprefix(PREFIX)] if method else []
-    parts += [f"{name}={_shown(value)}" for name, value in (given or {}).items()]
-    for role, config in (spec.model_roles or {}).items():
-        configs = config if isinstance(config, list) else [config]
-        parts.append(f"{role}={','.join(c.model for c in configs)}")
-    return " ".join(parts) or None
-
-
-def _shown(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
-
-
-def tag_logs(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """Tag each log under `paths` (log files, or directories searched recursively) with its run
-    label; returns `(log, what was done)` per log. A log still running is left alone."""
-    done = []
-    for path in paths:
-        files = [path] if Path(path).is_file() else [_local(i.name) for i in list_eval_logs(path)]
-        done += [_tag(log_file) for log_file in files] or [(path, "no logs found")]
-    return done
-
-
-def _local(name: str) -> str:
-    return name.removeprefix("file://")  # a path as typed; a remote log keeps its URI
-
-
-def _tag(log_file: str) -> tuple[str, str]:
-    header = read_eval_log(log_file, header_only=True)
-    if header.status == "started":
-        return log_file, "still running: left alone"
-    label = run_label(header)
-    if label is None or label in header.tags:
-        return log_file, "nothing to add"
-    provenance = ProvenanceData(author="mad-tasks tag", reason="the run's method and roles")
-    edited = edit_eval_log(header, [TagsEdit(tags_add=[label])], provenance)
-    write_eval_log(edited, log_file, header_only=True)  # the samples stay as written
-    return log_file, f"tagged '{label}'"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -188,7 +117,7 @@ def _add_reproduce_command(commands: Any) -> None:
 
 
 def _report(log_dir: str, out: str | None) -> int:
-    from .report import write_report  # pandas and matplotlib load only for this command
+    from .logs_report import write_report  # pandas and matplotlib load only for this command
 
     written = write_report(log_dir, out or str(Path(log_dir) / "report"))
     for note in written.report.notes:

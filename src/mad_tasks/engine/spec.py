@@ -117,6 +117,11 @@ class Catalogue:
             tell(spec)
         return spec
 
+    def remove(self, name: str) -> MethodSpec:
+        """Take a method out (one added for a while: a test's, a notebook's draft, to be added
+        again changed); a host that registered it by name keeps it until its process ends."""
+        return self._specs.pop(name)
+
     def subscribe(self, tell: Callable[[MethodSpec], None]) -> None:
         """Call `tell` with every method added from now on."""
         self._subscribers.append(tell)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..checks import OptionError, integer
 from ..content import Msg
 from ..options import MAX_AGENTS, MAX_ROUNDS, MAX_SAMPLES, Answering, option
@@ -85,7 +85,7 @@ async def self_consistency(session: Session, samples: int) -> DebateResult:
     tally = majority_vote([a.answer for a in answers], key=p.fmt.key)
     session.runtime.info(
         "vote",
-        report.vote_table(
+        viewer_text.vote_table(
             tally, p.fmt.describe, tie_rule="a tie goes to the tied answer sampled first"
         ),
     )

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import report
+from .. import viewer_text
 from ..answers import AnswerFormat
 from ..checks import integer, one_of
 from ..content import Content, Msg, Question, compose
@@ -192,7 +192,7 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
         said += current
         by_turn.append(list(current))
         title = f"Round {t} (turn {t} of {opts.turns}, {opts.strategy})"
-        rt.info(f"round {t}", report.round_table(title, current, p.fmt.describe))
+        rt.info(f"round {t}", viewer_text.round_table(title, current, p.fmt.describe))
         if summarized and t < opts.turns:
             async with rt.span(f"summary r.{t}"):
                 asks_summary = GroupSummaryRequest(

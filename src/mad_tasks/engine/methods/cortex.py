@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import report
+from .. import viewer_text
 from ..answers import AnswerFormat, FreeText
 from ..checks import OptionError, boolean, integer, number, one_of
 from ..confidence import parse_confidence, without_confidence
@@ -603,8 +603,10 @@ def _graph_markdown(
     for j in range(n):
         reads = ", ".join(names[i] for i in rules.heads(g.keep, j)) or "–"
         rows.append([names[j], *weights[j], _f(g.tail_means[j]), reads])
-    w_table = report.table(["reader", *names, "mean", "reads"], rows, right=set(range(1, n + 2)))
-    terms = report.table(
+    w_table = viewer_text.table(
+        ["reader", *names, "mean", "reads"], rows, right=set(range(1, n + 2))
+    )
+    terms = viewer_text.table(
         ["agent", "C", "R", "S", "P in", "P out"],
         (
             [names[i], _f(credibility.C[i]), _f(g.R[i]), _f(g.S[i]),
@@ -623,7 +625,7 @@ def _graph_markdown(
         if opts.s_mode == "smoothed"
         else "+ 0 (literal: a weight over S = 0 is ∞)"
     )
-    intimacy = report.table(
+    intimacy = viewer_text.table(
         ["", *names],
         ([names[i], *("–" if i == j else _f(g.I[i][j]) for j in range(n))] for i in range(n)),
         right=set(range(1, n + 1)),
@@ -652,7 +654,7 @@ def _answers_markdown(
     rows = [
         [
             t.agent,
-            report.answer_cell(t.answer, fmt.describe),
+            viewer_text.answer_cell(t.answer, fmt.describe),
             _f(t.stated_confidence) if t.stated_confidence is not None else MISSING,
             _f(t.confidence),
             ", ".join(t.read) or "–",
@@ -676,11 +678,11 @@ def _answers_markdown(
     if any(t.stated_confidence is None for t in turns):
         notes.append(f"{MISSING}: no confidence stated, {MISSING_CONFIDENCE:g} used")
     if any(t.answer is None for t in turns):
-        notes.append(f"{report.ABSTAINED}: no readable answer")
+        notes.append(f"{viewer_text.ABSTAINED}: no readable answer")
     if round > 1:
         notes.append("read: the peers whose previous answers the agent read")
     return (
-        f"**Round {round} answers** ({paper})\n\n{report.table(head, rows, right={2, 3})}\n\n"
+        f"**Round {round} answers** ({paper})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
         + "; ".join(notes)
         + "."
     )
@@ -700,7 +702,7 @@ def _vote_markdown(
         if opts.tie_break == "none"
         else "a tie goes to the tied answer of the lowest-numbered agent"
     )
-    table = report.vote_table(tally, fmt.describe, no_winner=why, tie_rule=tie_rule)
+    table = viewer_text.vote_table(tally, fmt.describe, no_winner=why, tie_rule=tie_rule)
     table += " If every agent answered differently there is no answer: no fallback."
     if rule == "medoid" and final is not None:
         return (

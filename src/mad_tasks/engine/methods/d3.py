@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..answers import Choice, without_answer_lines
 from ..content import Content, Msg, Question, compose, text_of
 from ..protocols.d3 import (
@@ -462,7 +462,7 @@ def evaluation_report(e: Evaluation, extra: str = "", note: str = "") -> str:
         rows = [(c, a, b) for c, (a, b) in zip(names, e.criteria)]
         if e.scores:
             rows.append(("total", *e.scores))
-        parts.append(report.table(["criterion", "A", "B"], rows, right={1, 2}))
+        parts.append(viewer_text.table(["criterion", "A", "B"], rows, right={1, 2}))
         parts.append("Each criterion is scored 1-20 per answer.")
     elif e.scores:
         parts.append("The six criterion lines could not be read; the totals could.")
@@ -505,7 +505,7 @@ def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> 
         f"B {verdict.votes.get('B', 0)}, abstentions {verdict.abstentions}\n\n"
         f"Rule: the jurors' majority decides; a tied vote goes to the judge's {tiebreak} gap "
         f"({gap}). Here decided by {_decided_by(verdict, jury=True)}.\n\n"
-        f"{report.table(['juror', 'persona', 'vote', 'attempts'], rows, right={3})}\n\n"
+        f"{viewer_text.table(['juror', 'persona', 'vote', 'attempts'], rows, right={3})}\n\n"
         "attempts: the replies it took, 1 + the follow-ups asking for a readable vote"
         + ("; (abstained): none was readable." if verdict.abstentions else ".")
     )

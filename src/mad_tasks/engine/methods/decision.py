@@ -60,7 +60,7 @@ from ..session import Asked, Session
 from ..spec import MethodSpec, Run, Setup
 from . import decision_challenge as challenges
 from . import decision_prompts as prompts
-from . import decision_report as report
+from . import decision_viewer as viewer
 from .decision_options import DecisionConfig
 from .decision_records import (
     Ballot,
@@ -118,13 +118,13 @@ class _Debate:
         if cfg.personas == "expert":
             async with self.rt.span("personas"):
                 self.personas = dict(zip(self.names, await expert_personas(self.s, self.names)))
-            self.rt.info("personas", report.persona_table(self.personas))
+            self.rt.info("personas", viewer.persona_table(self.personas))
         for turn in range(1, cfg.max_turns + 1):
             async with self.rt.span(f"turn {turn}"):
                 agreed = await self.discuss(turn)
             self.rt.info(
                 f"turn {turn}",
-                report.turn_table(
+                viewer.turn_table(
                     turn, self.transcript, self.checks, self.fmt.describe, self.consensus_rule()
                 ),
             )
@@ -329,7 +329,7 @@ class _Debate:
         self.votes.append(vote)
         self.rt.info(
             f"vote after turn {turn}",
-            report.vote_table(
+            viewer.vote_table(
                 vote, self.fmt.describe, self.ballot_rules(len(candidates)), turn == cfg.max_turns
             ),
         )
@@ -404,7 +404,7 @@ class _Debate:
     def announce(self, outcome: Outcome) -> None:
         self.rt.info(
             "decision",
-            report.decision_text(
+            viewer.decision_text(
                 outcome, self.fmt.describe, self.votes, self.consensus_rule(), self.cfg.max_turns
             ),
         )
@@ -442,7 +442,7 @@ class _Debate:
             challenger=written, verdicts=list(verdicts), adopt=cfg.challenge_adopt,
             adopted=adopted,
         )  # fmt: skip
-        self.rt.info("challenge", report.challenge_table(record, fmt.describe))
+        self.rt.info("challenge", viewer.challenge_table(record, fmt.describe))
         return record
 
     async def counterfeit(self) -> Counterfeit:
@@ -558,7 +558,7 @@ class _Debate:
         if cfg.voting:
             return None
         threshold = consensus.consensus_rule(cfg.protocol).threshold
-        return report.consensus_rule(cfg.protocol, threshold, cfg.strict, cfg.agents)
+        return viewer.consensus_rule(cfg.protocol, threshold, cfg.strict, cfg.agents)
 
     def label(self, name: str) -> str:
         """How others see an agent: its persona's role (with the agent if two roles coincide)."""

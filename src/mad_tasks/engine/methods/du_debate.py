@@ -13,7 +13,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..checks import boolean, integer
 from ..content import Msg
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
@@ -74,7 +74,7 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
                     *(turn(name, t, [a for a in previous if a.agent != name]) for name in names)
                 )
         by_round.append(list(current))
-        rt.info(f"round {t}", report.round_table(f"Round {t}", current, p.fmt.describe))
+        rt.info(f"round {t}", viewer_text.round_table(f"Round {t}", current, p.fmt.describe))
 
     tally = final_vote(session, by_round)
     return DebateResult(

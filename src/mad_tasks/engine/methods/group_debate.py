@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..answers import AnswerFormat
 from ..checks import OptionError, integer, one_of
 from ..content import Content, Msg, Question, compose
@@ -206,7 +206,7 @@ def _groups_markdown(names: Sequence[str], groups: Sequence[tuple[int, ...]]) ->
     return (
         "**Groups**: within a stage each agent reads only the other agents of its group; "
         "between stages every agent reads every group's summary.\n\n"
-        + report.table(["group", "agents"], rows, right={0})
+        + viewer_text.table(["group", "agents"], rows, right={0})
     )
 
 
@@ -224,7 +224,7 @@ def _round_markdown(
         read = "each agent read the pool of every group's summary of the previous stage"
     else:
         read = "each agent read the previous-round replies of its own group"
-    table = report.round_table(f"Round {t} (stage {stage}, round {r} of the stage)", answers,
+    table = viewer_text.round_table(f"Round {t} (stage {stage}, round {r} of the stage)", answers,
                                fmt.describe)  # fmt: skip
     return f"{table} In this round {read}."
 
@@ -238,13 +238,13 @@ def _pool_markdown(
 ) -> str:
     rows = [
         (g, ", ".join(names[i] for i in m),
-         ", ".join(report.answer_cell(answers[i].answer, fmt.describe) for i in m))
+         ", ".join(viewer_text.answer_cell(answers[i].answer, fmt.describe) for i in m))
         for g, m in enumerate(groups, 1)
     ]  # fmt: skip
     return (
         f"**Summary pool after stage {stage}**: one summary per group of its agents' latest "
         "replies (the texts are in the summarizer calls); every agent reads them all in the next "
-        f"round.\n\n{report.table(['group', 'agents', 'answers summarised'], rows, right={0})}"
+        f"round.\n\n{viewer_text.table(['group', 'agents', 'answers summarised'], rows, right={0})}"
     )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..checks import OptionError, integer, one_of
 from ..content import Content, Msg
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
@@ -86,7 +86,7 @@ def _topology_markdown(names: Sequence[str], readers: Sequence[tuple[int, ...]],
     rows = [(name, ", ".join(names[j] for j in readers[i])) for i, name in enumerate(names)]
     return (
         f"**Topology** ({shape}): from round 2 each agent reads only the previous-round replies of "
-        f"the agents listed beside it.\n\n{report.table(['agent', 'reads'], rows)}"
+        f"the agents listed beside it.\n\n{viewer_text.table(['agent', 'reads'], rows)}"
     )
 
 
@@ -119,7 +119,7 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
                 )
             )
         by_round.append(list(current))
-        rt.info(f"round {t}", report.round_table(f"Round {t}", current, p.fmt.describe))
+        rt.info(f"round {t}", viewer_text.round_table(f"Round {t}", current, p.fmt.describe))
 
     tally = final_vote(session, by_round)
     return DebateResult(

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..answers import AnswerFormat
 from ..checks import OptionError, integer, number, one_of, optional
 from ..confidence import parse_confidence
@@ -338,10 +338,14 @@ def _trigger_markdown(
     p: Any,
 ) -> str:
     rows = [
-        (a.agent, report.answer_cell(a.answer, p.fmt.describe), "-" if c is None else f"{c:.3f}")
+        (
+            a.agent,
+            viewer_text.answer_cell(a.answer, p.fmt.describe),
+            "-" if c is None else f"{c:.3f}",
+        )
         for a, c in zip(stage.answers, measured)
     ]
-    table = report.table(["agent", "answer", "confidence"], rows, right={2})
+    table = viewer_text.table(["agent", "answer", "confidence"], rows, right={2})
     shown = "-" if signal is None else f"{signal:.3f}"
     what = {
         "logprobs": "the mean token probability of each reply, from the provider's "

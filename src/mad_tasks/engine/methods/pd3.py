@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .. import report
+from .. import viewer_text
 from ..content import Msg, compose
 from ..protocols.pd3 import groups, partition, read_picks, vote
 from ..records import DebateResult
@@ -152,7 +152,7 @@ class Tournament(Decider):
             ]
             head = ["expert", *(f"round {r}" for r in rounds)]
             parts.append(
-                f"{report.table(head, rows)}\n\nEach expert's picks as its text names them "
+                f"{viewer_text.table(head, rows)}\n\nEach expert's picks as its text names them "
                 f"(labels, the first {self.k} in order of mention; the experts write no list)."
             )
         parts.append(self.decision_markdown(d))
@@ -178,7 +178,7 @@ def _candidates_markdown(q: Query, sets: Sequence[Sequence[str]], titles: Mappin
     ]
     head = ["label", "id", "prelim", "set", "cut", "title"]
     return (
-        f"**Candidates** ({len(rows)})\n\n{report.table(head, rows, right={2, 3})}\n\n"
+        f"**Candidates** ({len(rows)})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
         "label: what the prompts show instead of the id; prelim: the preliminary order (the "
         "order the candidates came in, the last tie-break); set: the partition's set; cut: the "
         "text was cut to the candidate_tokens budget."
@@ -202,7 +202,7 @@ def _groups_markdown(q: Query, sets: Sequence[Sequence[str]], made: Sequence[Seq
         if low == high
         else f"candidates are in {low} to {high} groups"
     )
-    shown = report.table(["group", "sets", "members"], rows, right={0})
+    shown = viewer_text.table(["group", "sets", "members"], rows, right={0})
     return (
         f"**Groups** ({len(made)}; {each})\n\n{shown}\n\nsets: the partition's sets the members "
         "come from; members: labels, in partition order."
@@ -227,7 +227,7 @@ def _vote_markdown(
     k = len(top)
     return (
         f"**Vote** over {groups_} group decisions → {', '.join(q.labels[c] for c in top)}\n\n"
-        f"{report.table(head, rows, right={2, 3, 4, 5, 6})}\n\n"
+        f"{viewer_text.table(head, rows, right={2, 3, 4, 5, 6})}\n\n"
         f"votes: the group decisions holding the candidate; points: rank points ({k} for a "
         f"decision's first, 1 for its {k}-th), the first tie-break; initial: the experts' "
         "round-0 picks of it, the second; prelim: the preliminary order, the last; chosen: its "

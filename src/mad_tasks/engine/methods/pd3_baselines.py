@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import report
+from .. import viewer_text
 from ..checks import OptionError
 from ..content import compose
 from ..protocols.pd3 import vote
@@ -88,7 +88,7 @@ async def lexical(
     session.runtime.info(
         "bm25",
         f"**BM25** (no model call)\n\n"
-        f"{report.table(['id', 'prelim', 'score', 'chosen'], rows, right={1, 2, 3})}\n\n"
+        f"{viewer_text.table(['id', 'prelim', 'score', 'chosen'], rows, right={1, 2, 3})}\n\n"
         "score: BM25 of the candidate's title and text against the query's; ties go to the "
         "preliminary order.",
     )

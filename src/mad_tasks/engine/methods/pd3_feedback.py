@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import report
+from .. import viewer_text
 from ..content import Msg, compose
 from ..protocols.pd3 import read_score
 from ..records import AgentAnswer, DebateResult
@@ -131,7 +131,7 @@ def _scores_markdown(
     shown = "with" if conclusion else "without"
     return (
         f"**Duplication score** → **{result}** (judges {shown} a similarity conclusion)\n\n"
-        f"{report.table(['judge', 'score', 'attempts'], rows, right={1, 2})}\n\n"
+        f"{viewer_text.table(['judge', 'score', 'attempts'], rows, right={1, 2})}\n\n"
         "The score is the mean of the readable scores (1 to 10); an unreadable one is left out, "
         "never counted as any score. attempts: 1 + the follow-ups asking for a readable score."
     )

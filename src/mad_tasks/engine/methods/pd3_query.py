@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import report
+from .. import viewer_text
 from ..content import Content, Msg
 from ..protocols.pd3 import fill, labels, read_result
 from ..records import AgentAnswer, DebateResult
@@ -203,7 +203,7 @@ class Decider:
         )
         return (
             f"The {who}: {read}. Decision:\n\n"
-            f"{report.table(['rank', 'label', 'id', 'from'], rows, right={0})}\n\n{note}."
+            f"{viewer_text.table(['rank', 'label', 'id', 'from'], rows, right={0})}\n\n{note}."
         )
 
 

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import prompts, report
+from .. import prompts, viewer_text
 from ..answers import AnswerFormat
 from ..checks import OptionError, boolean, integer
 from ..content import Msg
@@ -143,7 +143,7 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
             *(speak(session, name, 1, history[name], None, given=given.get(name)) for name in names)
         )
     by_round = [list(latest)]
-    rt.info("round 1", report.round_table("Round 1 (solutions)", latest, p.fmt.describe))
+    rt.info("round 1", viewer_text.round_table("Round 1 (solutions)", latest, p.fmt.describe))
 
     async def review(
         t: int, reviewer: str, author: AgentAnswer, before: list[Msg]
@@ -188,7 +188,9 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
                 *(revise(t, n, [r for r in written if r.author == n]) for n in names)
             )
         by_round.append(list(latest))
-        rt.info(f"round {t}", report.round_table(f"Round {t} (revisions)", latest, p.fmt.describe))
+        rt.info(
+            f"round {t}", viewer_text.round_table(f"Round {t} (revisions)", latest, p.fmt.describe)
+        )
 
     tally = final_vote(session, by_round)
     return DebateResult(
@@ -212,7 +214,7 @@ def _reviews_markdown(t: int, reviews: Sequence[Review], names: Sequence[str], r
         return "✓" if not rated else (str(c) if c is not None else "?")
 
     rows = [[author, *(cell(author, rv) for rv in names)] for author in names]
-    table = report.table(["solution of", *names], rows, right=set(range(1, len(names) + 1)))
+    table = viewer_text.table(["solution of", *names], rows, right=set(range(1, len(names) + 1)))
     what = (
         "each cell is the reviewer's confidence in its feedback, 1 to 10 (`?`: not stated)"
         if rated

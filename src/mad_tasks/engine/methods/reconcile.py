@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .. import report
+from .. import viewer_text
 from ..answers import AnswerFormat
 from ..checks import integer
 from ..confidence import parse_confidence, without_confidence
@@ -205,7 +205,7 @@ def _round_markdown(t: int, turns: Sequence[ConfidentAnswer], fmt: AnswerFormat)
     rows = [
         [
             a.agent,
-            report.answer_cell(a.answer, fmt.describe),
+            viewer_text.answer_cell(a.answer, fmt.describe),
             f"{a.stated:g}" if a.stated is not None else "missing",
             f"{a.weight:g}",
         ]
@@ -216,10 +216,10 @@ def _round_markdown(t: int, turns: Sequence[ConfidentAnswer], fmt: AnswerFormat)
     if any(a.stated is None for a in turns):
         notes.append("missing: no readable confidence, so the lowest weight, 0.1")
     if any(a.answer is None for a in turns):
-        notes.append(f"{report.ABSTAINED}: no readable answer, so the agent does not vote")
+        notes.append(f"{viewer_text.ABSTAINED}: no readable answer, so the agent does not vote")
     head = ["agent", "answer", "confidence", "weight"]
     return (
-        f"**Round {t}** ({what})\n\n{report.table(head, rows, right={2, 3})}\n\n"
+        f"**Round {t}** ({what})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
         + "; ".join(notes)
         + "."
     )
@@ -238,7 +238,7 @@ def _vote_markdown(vote: WeightedTally, fmt: AnswerFormat, stop: str) -> str:
     )
     return (
         f"**Confidence-weighted vote** → **{winner}**{tie}\n\n"
-        f"{report.table(['answer', 'weight'], rows, right={1})}\n\n"
+        f"{viewer_text.table(['answer', 'weight'], rows, right={1})}\n\n"
         f"The discussion stopped because {why}. Rule: each answer's weight is the sum of the "
         "recalibrated confidences of the agents that gave it in the last round; the largest "
         "wins, a tie going to the tied answer given first in agent order. Abstentions "

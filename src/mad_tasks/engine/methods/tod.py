@@ -47,7 +47,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from .. import report
+from .. import viewer_text
 from ..checks import OptionError
 from ..content import Content
 from ..protocols.tod import (
@@ -512,7 +512,7 @@ def _node_markdown(node: Node, used: int, opts: TreeOptions) -> str:
         node.description.strip(),
         "Revised arguments:\n"
         + "\n".join(f"- Author {i}: {_argument(a)}" for i, a in enumerate(node.debate.revise)),
-        report.table(["moderator's judgment", "answer"], rows),
+        viewer_text.table(["moderator's judgment", "answer"], rows),
         f"Rule `{e.rule}`: {RULES[e.rule]} → {wants}. Decision: {_decision(node, used, opts)}.",
     ]
     if e.explanation.strip():
@@ -539,7 +539,7 @@ def _deliberation_markdown(
             cited = ", ".join(map(str, c.evidence)) or "–"
             rows.append((f"Author {d.author}", k, c.title, cited, kept))
     claims = (
-        report.table(["author", "claim", "title", "excerpts", "countered"], rows, right={1})
+        viewer_text.table(["author", "claim", "title", "excerpts", "countered"], rows, right={1})
         if rows
         else "No claims."
     )
@@ -553,7 +553,7 @@ def _deliberation_markdown(
         for k, s in enumerate(subtopics, 1)
     ]
     tops = (
-        report.table(["child", "subtopic", "Author 0 claims", "Author 1 claims"], children)
+        viewer_text.table(["child", "subtopic", "Author 0 claims", "Author 1 claims"], children)
         if children
         else "No subtopics: the node stays a leaf."
     )

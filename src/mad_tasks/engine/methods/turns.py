@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from .. import report
+from .. import viewer_text
 from ..content import Content, Msg
 from ..protocols import majority_vote
 from ..records import AgentAnswer, Tally
@@ -34,7 +34,9 @@ def take_openings(
     if given:
         title = "Round 1 answers taken from the first stage (asked before the debate, no call here)"
         describe = session.problem.fmt.describe
-        session.runtime.info("reused", report.round_table(title, list(given.values()), describe))
+        session.runtime.info(
+            "reused", viewer_text.round_table(title, list(given.values()), describe)
+        )
     return given
 
 
@@ -69,5 +71,5 @@ def final_vote(session: Session, by_round: Sequence[Sequence[AgentAnswer]]) -> T
         earlier=[[a.answer for a in r] for r in by_round[:-1]],
         key=session.problem.fmt.key,
     )
-    session.runtime.info("vote", report.vote_table(tally, session.problem.fmt.describe))
+    session.runtime.info("vote", viewer_text.vote_table(tally, session.problem.fmt.describe))
     return tally

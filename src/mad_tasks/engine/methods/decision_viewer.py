@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..protocols.voting import BallotRules, ballot_points
-from ..report import legend, table
+from ..viewer_text import legend, table
 from .decision_records import Challenge, ConsensusCheck, Contribution, Outcome, Vote
 from .personas import Persona
 

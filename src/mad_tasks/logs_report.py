@@ -36,10 +36,10 @@ from inspect_ai.analysis import (
 from inspect_ai.log import EvalLog, read_eval_log
 
 from ._inspect_sample import STORE_KEY
-from .analysis import DebateColumns
-from .cli import run_label
+from .debate_columns import DebateColumns
 from .engine.records import DebateResult
 from .engine.transitions import TRANSITIONS
+from .log_tags import run_label
 from .scorers.figures import Missing
 from .scorers.transitions import reading_of
 
@@ -238,14 +238,14 @@ def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _float(value: object) -> float | None:
+def finite(value: object) -> float | None:
     """A dataframe cell as a number; None for a missing one (None, NA or NaN)."""
     return float(value) if _is_number(value) else None
 
 
 def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
     samples = int(e["completed_samples"] or 0)
-    run_cost, score = _float(e["run_cost"]), _float(e["score_headline_value"])
+    run_cost, score = finite(e["run_cost"]), finite(e["score_headline_value"])
     headline = " ".join(str(e[k]) for k in ("score_headline_score", "score_headline_metric"))
     return Row(
         task=e["task_label"],
@@ -253,7 +253,7 @@ def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
         model=e["model"],
         headline=None if score is None else headline,
         score=score,
-        stderr=_float(e["score_headline_stderr"]),
+        stderr=finite(e["score_headline_stderr"]),
         samples=samples,
         calls=figures.get("calls"),
         input_tokens=figures.get("input_tokens"),

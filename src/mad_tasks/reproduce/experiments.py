@@ -1,0 +1,376 @@
+"""The experiment files of `mad-tasks reproduce` (`experiments/<name>.yaml`, schema in
+docs/reproducing.md): what they hold, read and checked (a field that is wrong is named with its
+file)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from inspect_ai.scorer import Scorer
+
+from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from .._inspect_compat import registered
+from ..compare import folder_name
+from ..engine.transitions import TRANSITIONS
+from ..scorers.debate_stats import debate_stats
+from ..scorers.decision_stats import decision_stats
+
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+PREFIX = "mad_tasks/"
+MAX_RUNS = 20  # runs multiply every model call of the sweep
+MAX_ROUND = 100  # the highest round a per-round statistic may ask for
+# a sample's tokens: spent by this run and served from the cache (`report`'s tokens axis)
+TOKEN_FIGURES = ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
+# scorer lists of this package that are not one registered scorer
+SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
+    "debate_stats": debate_stats,
+    "decision_stats": decision_stats,
+}
+FIELDS = "name seed paper table caption paper_model runs tasks rows columns paper_values notes"
+# per-sample figures read from each sample's debate record (no score): the transitions and
+# whether the sample debated
+RECORD_STATS = ("first_majority", *TRANSITIONS, "debated")
+STATS = ", ".join(
+    ("mean, sum, share==V, share>=V, round_accuracy:R, round_consensus:R", *RECORD_STATS)
+)
+STD_RULE = (
+    "Each cell is the mean over runs of the run's value, ± the sample standard deviation over "
+    "runs (n − 1); with one run the ± is left out. A run is an Inspect epoch: the run's value is "
+    "the column's metric over that epoch's samples, times the column's scale."
+)
+COST_RULE = (
+    "calls/sample and tokens/sample: the method's model calls and tokens (input + output, cached "
+    "replies included, a reply without usage adding none) per sample, from its debate record as "
+    "`mad-tasks report` counts them (the log's usage and model events for a sample without one), "
+    "averaged over every sample and run of the row's tasks."
+)
+
+
+class ExperimentError(ValueError):
+    """An experiment file that cannot be run; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    key: str
+    task: str  # registered name without the mad_tasks/ prefix
+    args: dict[str, Any]
+    scorers: tuple[str, ...] | None  # None: the task's own scorers
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    label: str
+    solver: str
+    args: dict[str, Any]
+    tasks: tuple[str, ...]  # the task keys this row runs (all of them unless the file says)
+
+    @property
+    def folder(self) -> str:
+        return folder_name(self.label, "row")
+
+
+@dataclass(frozen=True)
+class Stat:
+    """How a column reduces a run's per-sample values: `mean`, `sum`, `share==V`, `share>=V`,
+    or a figure of each sample's debate record: `round_accuracy:R` / `round_consensus:R`, the
+    first-answer majority's correctness and the transitions, `debated`."""
+
+    kind: str
+    value: float = 0.0  # V of share==V / share>=V, R of the round figures
+
+    @property
+    def from_record(self) -> bool:
+        return self.kind.startswith("round_") or self.kind in RECORD_STATS
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    label: str
+    tasks: tuple[str, ...]  # task keys: a run's value is the mean of its value on each
+    score: str | None  # a score's name in the log; None for the per-round figures
+    metric: str | None  # the score's metric, as the log names it
+    stat: Stat | None
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    seed: str
+    paper: str
+    table: str
+    caption: str
+    paper_model: str
+    runs: int
+    tasks: dict[str, TaskEntry]
+    rows: tuple[RowSpec, ...]
+    columns: tuple[ColumnSpec, ...]
+    paper_values: dict[str, dict[str, str | float | None]]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def evals(self) -> int:
+        return sum(len(row.tasks) for row in self.rows)
+
+
+class _Reader:
+    """Reads the fields of one file; every refusal names the file and the field."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def error(self, where: str, message: str) -> ExperimentError:
+        return ExperimentError(f"{self.file}: {where}: {message}")
+
+    def get(
+        self, data: Mapping[str, Any], key: str, where: str, kind: type | tuple, default: Any = ...
+    ) -> Any:
+        if key not in data or data[key] is None:
+            if default is ...:
+                raise self.error(f"{where}{key}", "missing")
+            return default
+        value = data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _kinds(kind)):
+            raise self.error(f"{where}{key}", f"expected {_kind_name(kind)}, got {value!r:.60}")
+        return value
+
+    def only(self, data: Mapping[str, Any], allowed: str, where: str) -> None:
+        """Refuse a field not in `allowed` (space-separated): a misspelt option would be lost."""
+        unknown = sorted(set(map(str, data)) - set(allowed.split()))
+        if unknown:
+            fields = ", ".join(allowed.split())
+            raise self.error(f"{where}{unknown[0]}", f"unknown field; the fields are {fields}")
+
+    def text(self, data: Mapping[str, Any], key: str, where: str = "") -> str:
+        value = self.get(data, key, where, (str, int, float))
+        return str(value)
+
+
+def _kinds(kind: type | tuple) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: type | tuple) -> str:
+    names = {dict: "a mapping", list: "a list", str: "text", int: "an integer", float: "a number"}
+    return " or ".join(names.get(k, k.__name__) for k in _kinds(kind))
+
+
+def parse_stat(text: str) -> Stat:
+    """A column's `stat`; ValueError naming what is allowed."""
+    body = text.strip()
+    if body in ("mean", "sum", *RECORD_STATS):
+        return Stat(body)
+    for kind in ("share==", "share>="):
+        if body.startswith(kind) and len(body) <= len(kind) + 20:
+            try:
+                value = float(body[len(kind) :])
+            except ValueError:
+                break
+            if math.isfinite(value):
+                return Stat(kind, value)
+    for kind in ("round_accuracy:", "round_consensus:"):
+        digits = body[len(kind) :]
+        # isdigit() passes "²", which int() refuses
+        ok = body.startswith(kind) and digits.isascii() and digits.isdecimal() and len(digits) <= 3
+        if ok and 1 <= int(digits) <= MAX_ROUND:
+            return Stat(kind[:-1], int(digits))
+    raise ValueError(f"got {text!r:.60}, allowed: {STATS} (V a number, R from 1 to {MAX_ROUND})")
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and check one experiment file; `ExperimentError` names the file and the field."""
+    path = Path(path)
+    r = _Reader(path.name)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ExperimentError(f"{path.name}: not readable as YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise r.error("(file)", "expected a mapping of the experiment's fields")
+    r.only(data, FIELDS, "")
+    name = r.text(data, "name")
+    if name != path.stem:
+        raise r.error("name", f"{name!r} must be the file's name without .yaml, {path.stem!r}")
+    runs = r.get(data, "runs", "", int)
+    if not 1 <= runs <= MAX_RUNS:
+        raise r.error("runs", f"got {runs}, allowed: an integer from 1 to {MAX_RUNS}")
+    tasks = _tasks(r, r.get(data, "tasks", "", dict))
+    rows = _rows(r, r.get(data, "rows", "", list), tasks)
+    columns = _columns(r, r.get(data, "columns", "", list), tasks)
+    notes = r.get(data, "notes", "", list, [])
+    if not all(isinstance(n, str) for n in notes):
+        raise r.error("notes", "expected a list of text")
+    return Experiment(
+        name=name,
+        seed=r.text(data, "seed"),
+        paper=r.text(data, "paper"),
+        table=r.text(data, "table"),
+        caption=r.text(data, "caption"),
+        paper_model=r.text(data, "paper_model"),
+        runs=runs,
+        tasks=tasks,
+        rows=rows,
+        columns=columns,
+        paper_values=_paper_values(r, r.get(data, "paper_values", "", dict, {}), rows, columns),
+        notes=tuple(notes),
+    )
+
+
+def _tasks(r: _Reader, raw: Mapping[str, Any]) -> dict[str, TaskEntry]:
+    if not raw:
+        raise r.error("tasks", "expected at least one task")
+    tasks: dict[str, TaskEntry] = {}
+    seen: dict[str, str] = {}
+    for key, entry in raw.items():
+        where = f"tasks.{key}."
+        if not isinstance(entry, dict):
+            raise r.error(f"tasks.{key}", "expected a mapping with task, args, scorers")
+        r.only(entry, "task args scorers", where)
+        name = str(r.get(entry, "task", where, str)).removeprefix(PREFIX)
+        if _unknown("task", PREFIX + name):
+            raise r.error(f"{where}task", f"unknown task {name!r} (a task of mad_tasks)")
+        args = r.get(entry, "args", where, dict, {})
+        scorers = r.get(entry, "scorers", where, list, None)
+        if scorers is not None:
+            for scorer in scorers:
+                if not isinstance(scorer, str) or (
+                    scorer not in SCORER_FAMILIES and _unknown("scorer", scorer_name(scorer))
+                ):
+                    raise r.error(f"{where}scorers", f"unknown scorer {scorer!r:.60}")
+        identity = json.dumps([name, args], sort_keys=True, default=str)
+        if identity in seen:
+            raise r.error(f"tasks.{key}", f"the same task and args as tasks.{seen[identity]}")
+        seen[identity] = str(key)
+        tasks[str(key)] = TaskEntry(
+            str(key), name, args, None if scorers is None else tuple(scorers)
+        )
+    return tasks
+
+
+def _unknown(kind: str, name: str) -> bool:
+    """Not registered (unknowable when Inspect's internals moved: not refused here, then;
+    building the object refuses it before any call)."""
+    return registered(kind, name) is False
+
+
+def scorer_name(name: str) -> str:
+    """A scorer family of this package, else the name as registered: as given or in this package."""
+    if name in SCORER_FAMILIES or registered("scorer", name) is not False:
+        return name
+    return PREFIX + name
+
+
+def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[RowSpec, ...]:
+    if not raw:
+        raise r.error("rows", "expected at least one row")
+    rows: list[RowSpec] = []
+    for i, entry in enumerate(raw):
+        where = f"rows[{i}]."
+        if not isinstance(entry, dict):
+            raise r.error(f"rows[{i}]", "expected a mapping with label, solver, args")
+        r.only(entry, "label solver args tasks", where)
+        label = r.text(entry, "label", where)
+        solver = r.get(entry, "solver", where, str)
+        if _unknown("solver", solver):
+            raise r.error(f"{where}solver", f"unknown solver {solver!r}")
+        keys = _task_keys(
+            r, r.get(entry, "tasks", where, list, list(tasks)), tasks, f"{where}tasks"
+        )
+        row = RowSpec(label, solver, r.get(entry, "args", where, dict, {}), tuple(keys))
+        for other in rows:
+            if row.label == other.label or row.folder == other.folder:
+                raise r.error(f"{where}label", f"{label!r} repeats the row {other.label!r}")
+        rows.append(row)
+    return tuple(rows)
+
+
+def _columns(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[ColumnSpec, ...]:
+    if not raw:
+        raise r.error("columns", "expected at least one column")
+    columns: list[ColumnSpec] = []
+    for i, entry in enumerate(raw):
+        where = f"columns[{i}]."
+        if not isinstance(entry, dict):
+            raise r.error(f"columns[{i}]", "expected a mapping with label, task, score, metric")
+        r.only(entry, "label task score metric stat scale", where)
+        label = r.text(entry, "label", where)
+        if any(c.label == label for c in columns):
+            raise r.error(f"{where}label", f"{label!r} repeats a column")
+        named = r.get(entry, "task", where, (str, list))
+        keys = _task_keys(r, [named] if isinstance(named, str) else named, tasks, f"{where}task")
+        metric = r.get(entry, "metric", where, str, None)
+        stat_text = r.get(entry, "stat", where, str, None)
+        if (metric is None) == (stat_text is None):
+            raise r.error(f"{where}metric", "give exactly one of metric and stat")
+        stat = None
+        if stat_text is not None:
+            try:
+                stat = parse_stat(stat_text)
+            except ValueError as error:
+                raise r.error(f"{where}stat", str(error)) from error
+        score = r.get(entry, "score", where, str, None)
+        if score is None and not (stat and stat.from_record):
+            raise r.error(f"{where}score", "missing (only the debate record's stats read none)")
+        scale = r.get(entry, "scale", where, (int, float), 1)
+        if not math.isfinite(scale) or scale == 0:
+            raise r.error(f"{where}scale", f"got {scale}, allowed: a non-zero number")
+        columns.append(ColumnSpec(label, keys, score, metric, stat, float(scale)))
+    return tuple(columns)
+
+
+def _task_keys(
+    r: _Reader, keys: list[Any], tasks: Mapping[str, TaskEntry], where: str
+) -> tuple[str, ...]:
+    """A row's or a column's task keys: at least one, each a key of `tasks`, none twice."""
+    if not keys:
+        raise r.error(where, "expected at least one task key")
+    for i, key in enumerate(keys):
+        if not isinstance(key, str) or key not in tasks:
+            raise r.error(where, f"unknown task key {key!r:.60}; the keys: {', '.join(tasks)}")
+        if key in keys[:i]:
+            raise r.error(where, f"the task key {key!r} is given twice")
+    return tuple(keys)
+
+
+def _paper_values(
+    r: _Reader, raw: Mapping[str, Any], rows: Sequence[RowSpec], columns: Sequence[ColumnSpec]
+) -> dict[str, dict[str, str | float | None]]:
+    row_labels, column_labels = {row.label for row in rows}, {c.label for c in columns}
+    values: dict[str, dict[str, str | float | None]] = {}
+    for row, cells in raw.items():
+        if str(row) not in row_labels:
+            raise r.error(f"paper_values.{row}", "not a row's label")
+        if not isinstance(cells, dict):
+            raise r.error(f"paper_values.{row}", "expected a mapping of column label to value")
+        for column, value in cells.items():
+            if str(column) not in column_labels:
+                raise r.error(f"paper_values.{row}.{column}", "not a column's label")
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, str | int | float)
+            ):
+                raise r.error(
+                    f"paper_values.{row}.{column}",
+                    f"expected text, a number or null, got {value!r:.60}",
+                )
+        values[str(row)] = {str(c): v for c, v in cells.items()}
+    return values
+
+
+def experiment_files() -> dict[str, Path]:
+    """Every shipped experiment file, by name."""
+    return {path.stem: path for path in sorted(EXPERIMENTS.glob("*.yaml"))}
+
+
+def find_experiment(name: str) -> Experiment:
+    """The shipped experiment `name`; `LookupError` listing the names when there is none."""
+    files = experiment_files()
+    if name not in files:
+        raise LookupError(f"no experiment {name!r}; the experiments: {', '.join(files) or 'none'}")
+    return load_experiment(files[name])

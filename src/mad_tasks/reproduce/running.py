@@ -1,0 +1,132 @@
+"""Running an experiment: every solver and task built with its options before the first model
+call, then each row through `inspect_ai.eval_set`, one eval set per row in
+`log_dir/<name>/<row folder>` as `compare` does, so running it again resumes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai import Task, eval_set, task_with
+from inspect_ai.log import EvalLog
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import SolverSpec
+from inspect_ai.util import registry_create
+
+from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from .experiments import (
+    MAX_RUNS,
+    PREFIX,
+    SCORER_FAMILIES,
+    Experiment,
+    RowSpec,
+    TaskEntry,
+    scorer_name,
+)
+
+
+@dataclass(frozen=True)
+class RowRun:
+    row: RowSpec
+    log_dir: str
+    success: bool
+    logs: list[EvalLog]
+
+
+def build_tasks(experiment: Experiment, data: Mapping[str, str]) -> dict[str, Task]:
+    """Every task of the experiment with its args (and `data_path` from `data`, by task key or
+    registered name), its scorers replaced where the file lists them. Building loads each
+    task's data and checks its options."""
+    names = set(experiment.tasks) | {t.task for t in experiment.tasks.values()}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(
+            f"--data {unknown[0]}: not a task of {experiment.name}: {', '.join(sorted(names))}"
+        )
+    tasks = {}
+    for key, entry in experiment.tasks.items():
+        task = registry_create("task", PREFIX + entry.task, **task_args(entry, data))
+        if entry.scorers is not None:
+            task = task_with(task, scorer=[s for name in entry.scorers for s in _scorers(name)])
+        tasks[key] = task
+    return tasks
+
+
+def task_args(entry: TaskEntry, data: Mapping[str, str]) -> dict[str, Any]:
+    path = data.get(entry.key) or data.get(entry.task)
+    return {**entry.args, **({"data_path": path} if path else {})}
+
+
+def _scorers(name: str) -> list[Scorer]:
+    if name in SCORER_FAMILIES:
+        return SCORER_FAMILIES[name]()
+    return [registry_create("scorer", scorer_name(name))]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """An experiment checked and built: every row's solver options and every task."""
+
+    experiment: Experiment
+    solver_args: dict[str, dict[str, Any]]  # by row label: the shared options, then the row's
+    tasks: dict[str, Task]
+    epochs: int
+
+
+def prepare(
+    experiment: Experiment,
+    data: Mapping[str, str] | None = None,
+    epochs: int | None = None,
+    solver_args: Mapping[str, Any] | None = None,
+) -> Sweep:
+    """Check and build everything before the first model call: the runs, every row's solver with
+    `solver_args` where the row does not set them (the paper's settings win), then every task
+    with its data (the solvers first: a task may download its data). `epochs` (the runs)
+    defaults to the file's `runs`. A refusal is a ValueError or LookupError naming the row."""
+    if epochs is not None and not 1 <= epochs <= MAX_RUNS:
+        raise ValueError(f"--epochs: got {epochs}, allowed: an integer from 1 to {MAX_RUNS}")
+    args = {row.label: {**(solver_args or {}), **row.args} for row in experiment.rows}
+    for row in experiment.rows:
+        try:
+            registry_create("solver", row.solver, **args[row.label])
+        except (ValueError, TypeError, LookupError) as error:
+            kind = LookupError if isinstance(error, LookupError) else ValueError
+            raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
+    tasks = build_tasks(experiment, data or {})
+    return Sweep(experiment, args, tasks, epochs or experiment.runs)
+
+
+def row_folder(sweep: Sweep, row: RowSpec, log_dir: str) -> str:
+    return f"{log_dir.rstrip('/')}/{sweep.experiment.name}/{row.folder}"
+
+
+def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_args: Any) -> RowRun:
+    """One row's eval set over its tasks in `log_dir/<name>/<row folder>`."""
+    folder = row_folder(sweep, row, log_dir)
+    args = sweep.solver_args[row.label]
+    success, logs = eval_set(
+        [sweep.tasks[key] for key in row.tasks],
+        log_dir=folder,
+        model=model,
+        solver=SolverSpec(row.solver, args, args),  # built from args_passed, as the CLI does
+        epochs=sweep.epochs,
+        # a file's changed args or scorers make new logs beside the old ones, not an error
+        **{"log_dir_allow_dirty": True, **eval_set_args},
+    )
+    return RowRun(row, folder, success, logs)
+
+
+def run_experiment(
+    experiment: Experiment,
+    model: str,
+    log_dir: str,
+    data: Mapping[str, str] | None = None,
+    epochs: int | None = None,
+    solver_args: Mapping[str, Any] | None = None,
+    **eval_set_args: Any,
+) -> list[RowRun]:
+    """`prepare`, then run every row with `model`, one eval set per row; `eval_set_args`
+    (`limit`, `model_roles`, `model_args`, `max_tasks`, `display`, ...) go to every `eval_set`."""
+    sweep = prepare(experiment, data, epochs, solver_args)
+    return [run_row(sweep, row, model, log_dir, **eval_set_args) for row in experiment.rows]
