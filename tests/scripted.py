@@ -8,7 +8,7 @@ and messages. Every call, span and info event is recorded for assertions.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,6 +24,8 @@ from mad_tasks.engine.methods.pd3_query import Retrieval
 from mad_tasks.engine.methods.tod_papers import PaperPair
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.session import Problem, Session
+from mad_tasks.hosts.setup import SETUP
 
 T = TypeVar("T")
 
@@ -185,6 +187,40 @@ class ScriptedRuntime:
 
     def info_titles(self) -> list[str]:
         return [title for title, _ in self.infos]
+
+
+# -- scripted debates: replies by agent and round, and a method of the catalogue run on them -----
+
+
+def tag(agent: str, round: int) -> str:
+    """A marker unique to one agent's reply in one round, to trace who saw what."""
+    return f"<{agent} says in round {round}>"
+
+
+def answer_reply(call: Call, answer: str | None) -> str:
+    """An agent's reply: its tag, then its answer line (None: a reply without an answer)."""
+    body = f"{tag(call.agent, call.round)} I weighed the evidence."
+    return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
+
+
+def by_round(
+    answers: Mapping[tuple[str, int], str | None] | None = None, default: str | None = None
+) -> ReplyFn:
+    """Replies answering `answers[(agent, round)]`, else `default` (None: no answer)."""
+    given = answers or {}
+    return lambda call: answer_reply(call, given.get((call.agent, call.round), default))
+
+
+async def debate(
+    method: str, reply: ReplyFn, problem: Problem, retries: int = 2, **options: Any
+) -> tuple[ScriptedRuntime, DebateResult]:
+    """The catalogue's `method`, with `options` over its solver's presets, prepared as every host
+    prepares it and run on a scripted runtime answering `reply`."""
+    spec = CATALOGUE[method]
+    opts = spec.options(**{**spec.preset, **options})
+    rt = ScriptedRuntime(reply)
+    result = await spec.prepare(opts, SETUP)(Session(rt, problem, retries=retries))
+    return rt, result
 
 
 def last_user(call: Call) -> str:

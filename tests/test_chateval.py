@@ -2,48 +2,43 @@
 what each agent and the summarizer read, roles, the vote and abstentions.
 
 Replies depend on the call's agent and turn only, never on call order; each agent's message
-carries a marker `<agent_k@t>` so a prompt shows whose message it holds, and the summarizer's
-reply `<summary@t>` so a prompt shows which summary it holds.
+carries its marker (`scripted.tag`) so a prompt shows whose message it holds, and the summarizer's
+reply one of its own so a prompt shows which summary it holds.
 """
 
 from __future__ import annotations
 
 import pytest
-from scripted import ScriptedRuntime, last_user
+from scripted import by_round, last_user, tag
+from scripted import debate as scripted_debate
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.chateval import ROLES, SUMMARIZER, ChatEvalOptions, chateval
+from mad_tasks.engine.methods.chateval import ROLES, SUMMARIZER, ChatEvalOptions
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest
 from mad_tasks.engine.runtime import Call
-from mad_tasks.engine.session import Problem, Session
+from mad_tasks.engine.session import Problem
 
 QUESTION = "Can a camel cross the Sahara without water?"
 YESNO = Problem(Question.of([QUESTION]), YesNo())
 
 
-def tag(agent: str, turn: int) -> str:
-    return f"<{agent}@{turn}>"
-
-
 def scripted(answers: dict[tuple[str, int], str | None], default: str | None = "yes"):
     """(agent, turn) -> answer (None: a message without one); the summarizer writes a marker."""
+
+    answering = by_round(answers, default)
 
     def reply(call: Call) -> str:
         if call.agent == SUMMARIZER:
             return f"{tag('summary', call.round)} The referees said what they said."
-        answer = answers.get((call.agent, call.round), default)
-        body = f"{tag(call.agent, call.round)} I considered the question."
-        return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
+        return answering(call)
 
     return reply
 
 
-async def debate(reply, retries: int = 2, **options):
-    rt = ScriptedRuntime(reply)
-    result = await chateval(Session(rt, YESNO, retries=retries), ChatEvalOptions(**options))
-    return rt, result
+def debate(reply, retries: int = 2, **options):
+    return scripted_debate("chateval", reply, YESNO, retries, **options)
 
 
 def names(n: int) -> list[str]:

@@ -41,6 +41,7 @@ def logged_model_calls(tmp_path: Path) -> int:
     )
 
 
+@pytest.mark.slow
 def test_short_solver_name_runs_and_logs_the_canonical_solver(tmp_path: Path) -> None:
     done = inspect_eval(tmp_path, "--solver", "du_debate", limit=5)
     assert done.returncode == 0, done.stderr
@@ -50,6 +51,7 @@ def test_short_solver_name_runs_and_logs_the_canonical_solver(tmp_path: Path) ->
     assert [step.solver for step in log.plan.steps] == ["prompt_template", "mad_tasks/du_debate"]
 
 
+@pytest.mark.slow
 def test_solver_options_are_logged_and_applied(tmp_path: Path) -> None:
     done = inspect_eval(
         tmp_path, "--solver", "mad_tasks/du_debate", "-S", "agents=4", "-S", "rounds=3"
@@ -73,6 +75,7 @@ def test_solver_options_are_logged_and_applied(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "option, name", [("agents=0", "agents"), ("answer_format=banana", "answer_format")]
 )
+@pytest.mark.slow
 def test_bad_option_stops_before_any_model_call(tmp_path: Path, option: str, name: str) -> None:
     done = inspect_eval(tmp_path, "--solver", "mad_tasks/du_debate", "-S", option)
     assert done.returncode != 0
@@ -80,6 +83,7 @@ def test_bad_option_stops_before_any_model_call(tmp_path: Path, option: str, nam
     assert logged_model_calls(tmp_path) == 0
 
 
+@pytest.mark.slow
 def test_self_consistency_matches_a_debate_budget(tmp_path: Path) -> None:
     done = inspect_eval(tmp_path, "--solver", "self_consistency", "-S", "match_debate=3x2")
     assert done.returncode == 0, done.stderr

@@ -233,6 +233,7 @@ def test_recalibration_none_is_accepted() -> None:
 # -- the command line -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_five_roles_offline_and_cortex_stats_by_inspect_score(tmp_path: Path) -> None:
     roles = [
         arg for role, model in FIVE_MODELS.items() for arg in ("--model-role", f"{role}={model}")

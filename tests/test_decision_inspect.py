@@ -268,6 +268,7 @@ def inspect_eval(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_voting_by_short_name_with_options(tmp_path: Path) -> None:
     done = inspect_eval(tmp_path, "--solver", "voting", "-S", "protocol=ranked", "-S", "agents=4")
     assert done.returncode == 0, done.stderr

@@ -6,13 +6,12 @@ import asyncio
 import json
 
 import pytest
-from scripted import ScriptedRuntime, last_user
+from scripted import ScriptedRuntime, by_round, debate, last_user, tag
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Msg, Question
 from mad_tasks.engine.methods.baselines import debate_budget, self_consistency, single
-from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, RecordError, Tally
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
@@ -22,30 +21,12 @@ YESNO = Problem(Question.of([QUESTION]), YesNo())
 AGENTS = ("agent_1", "agent_2", "agent_3")
 
 
-def tag(agent: str, round: int) -> str:
-    """A marker unique to one agent's reply in one round, to trace who saw what."""
-    return f"<{agent} says in round {round}>"
-
-
-def scripted(answers: dict[tuple[str, int], str | None]):
-    """Reply with the scripted answer for (agent, round); None gives a reply without an answer."""
-
-    def reply(call: Call) -> str:
-        answer = answers.get((call.agent, call.round))
-        body = f"{tag(call.agent, call.round)} I weighed the evidence."
-        return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
-
-    return reply
-
-
 def always(answer: str | None):
-    return scripted({(a, r): answer for a in AGENTS for r in range(1, 10)})
+    return by_round(default=answer)
 
 
-async def run_debate(reply, agents=3, rounds=2, sequential=False, retries=2, problem=YESNO):
-    rt = ScriptedRuntime(reply)
-    result = await du_debate(Session(rt, problem, retries=retries), agents, rounds, sequential)
-    return rt, result
+def run_debate(reply, problem=YESNO, retries=2, **options):
+    return debate("du_debate", reply, problem, retries, **options)
 
 
 # -- single / cot ----------------------------------------------------------------------------------
@@ -262,7 +243,7 @@ async def test_replaced_templates_word_every_prompt_and_keep_their_placeholders(
     problem = Problem(Question.of([QUESTION]), YesNo(), templates=replaced)
     answers: dict[tuple[str, int], str | None] = {(a, r): "yes" for a in AGENTS for r in (1, 2)}
     answers[("agent_1", 1)] = None  # agent_1's first reply has no answer: it gets the reminder
-    rt, result = await run_debate(scripted(answers), problem=problem, retries=1)
+    rt, result = await run_debate(by_round(answers), problem=problem, retries=1)
 
     instruction = YesNo().instruction()
     first = rt.first_call("agent_2", 1)
@@ -278,7 +259,7 @@ async def test_replaced_templates_word_every_prompt_and_keep_their_placeholders(
 async def test_debate_retries_count_as_calls_and_end_in_abstention() -> None:
     answers = {(a, r): "yes" for a in AGENTS for r in (1, 2)}
     answers[("agent_2", 1)] = answers[("agent_2", 2)] = None
-    rt, result = await run_debate(scripted(answers), retries=2)
+    rt, result = await run_debate(by_round(answers), retries=2)
 
     assert len(rt.calls) == 4 + 2 * 3  # agent_2 asks three times in each round
     assert [c.attempt for c in rt.calls_of("agent_2", 1)] == [0, 1, 2]
@@ -296,7 +277,7 @@ async def test_debate_retries_count_as_calls_and_end_in_abstention() -> None:
 
 async def test_abstentions_never_win() -> None:
     answers = {("agent_1", 1): "no", ("agent_1", 2): "no"}  # agents 2 and 3 never answer
-    rt, result = await run_debate(scripted(answers), retries=1)
+    rt, result = await run_debate(by_round(answers), retries=1)
     assert result.final == "no"
     assert result.tally.abstentions == 2
     assert len(rt.calls) == 2 + 2 * 2 * 2
@@ -316,7 +297,7 @@ async def test_last_round_tie_is_broken_by_the_previous_round() -> None:
         ("agent_1", 1): "no", ("agent_2", 1): "no", ("agent_3", 1): "yes",
         ("agent_1", 2): "yes", ("agent_2", 2): "no", ("agent_3", 2): None,
     }  # fmt: skip
-    _, result = await run_debate(scripted(answers), retries=0)
+    _, result = await run_debate(by_round(answers), retries=0)
     # agent order would pick "yes"; round 1 preferred "no"
     assert (result.final, result.tally.tie) == ("no", True)
 
@@ -338,7 +319,7 @@ async def test_debate_record_golden_values() -> None:
         ("agent_1", 1): "yes", ("agent_2", 1): "no", ("agent_3", 1): "yes",
         ("agent_1", 2): "no", ("agent_2", 2): "no", ("agent_3", 2): "yes",
     }  # fmt: skip
-    _, result = await run_debate(usage_by_length(scripted(answers)))
+    _, result = await run_debate(usage_by_length(by_round(answers)))
 
     assert result.method == "du_debate"
     assert result.rounds == 2
@@ -360,7 +341,7 @@ async def test_answer_changes_counts_every_flip() -> None:
         ("agent_1", 1): "yes", ("agent_1", 2): "no", ("agent_1", 3): "yes",
         ("agent_2", 1): "no", ("agent_2", 2): "no", ("agent_2", 3): "no",
     }  # fmt: skip
-    _, result = await run_debate(scripted(answers), agents=2, rounds=3)
+    _, result = await run_debate(by_round(answers), agents=2, rounds=3)
     assert result.answer_changes() == 2
 
 
@@ -375,7 +356,7 @@ async def test_choice_debate_records_letters() -> None:
 
 async def test_debate_result_round_trips_through_json() -> None:
     answers = {("agent_1", 1): "yes", ("agent_2", 1): None, ("agent_3", 1): "no"}
-    _, result = await run_debate(usage_by_length(scripted(answers)), rounds=1, retries=1)
+    _, result = await run_debate(usage_by_length(by_round(answers)), rounds=1, retries=1)
     data = json.loads(json.dumps(result.to_dict()))
     assert DebateResult.from_dict(data) == result
     assert data["tally"] == {
@@ -396,7 +377,7 @@ async def test_stats_count_answer_rounds_from_one_for_debates_and_baselines() ->
         ("agent_1", 2): "no", ("agent_2", 2): "no", ("agent_3", 2): "no",
         ("agent_1", 3): "no", ("agent_2", 3): "yes", ("agent_3", 3): "no",
     }  # fmt: skip
-    _, debate = await run_debate(usage_by_length(scripted(answers)), rounds=3, retries=0)
+    _, debate = await run_debate(usage_by_length(by_round(answers)), rounds=3, retries=0)
     assert debate.stats() == {
         "rounds": 3,
         "calls": 9, "calls_without_usage": 0, "cached_calls": 0,

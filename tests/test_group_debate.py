@@ -4,16 +4,17 @@ abstentions, ties and option checks."""
 from __future__ import annotations
 
 import pytest
-from scripted import ScriptedRuntime, last_user
+from scripted import ScriptedRuntime, by_round, last_user, tag
+from scripted import debate as scripted_debate
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.group_debate import GroupDebateOptions, group_debate
+from mad_tasks.engine.methods.group_debate import GroupDebateOptions
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest
 from mad_tasks.engine.runtime import Call
-from mad_tasks.engine.session import Problem, Session
+from mad_tasks.engine.session import Problem
 from mad_tasks.solvers import group_debate as group_debate_solver
 from mad_tasks.tasks.strategyqa import strategyqa
 
@@ -21,34 +22,25 @@ QUESTION = "Can a camel cross the Sahara without water?"
 PROBLEM = Problem(Question.of([QUESTION]), YesNo())
 
 
-def tag(agent: str, round: int) -> str:
-    return f"<{agent} says in round {round}>"
-
-
 def summary_tag(group: str, round: int) -> str:
     return f"<summary by {group} after round {round}>"
 
 
 def scripted(answers: dict[tuple[str, int], str | None] | None = None, default: str = "yes"):
-    answers = answers or {}
+    """Answers by (agent, round); a summarizer names its group and round."""
+    answering = by_round(answers, default)
 
     def reply(call: Call) -> str:
         if isinstance(call.asks, GroupSummaryRequest):
             return f"{summary_tag(call.agent, call.round)} They said {call.asks.answers}."
         assert isinstance(call.asks, AnswerRequest)
-        answer = answers.get((call.agent, call.round), default)
-        body = f"{tag(call.agent, call.round)} I reasoned."
-        return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
+        return answering(call)
 
     return reply
 
 
-async def debate(reply, retries: int = 2, **options):
-    rt = ScriptedRuntime(reply)
-    result = await group_debate(
-        Session(rt, PROBLEM, retries=retries), GroupDebateOptions(**options)
-    )
-    return rt, result
+def debate(reply, retries: int = 2, **options):
+    return scripted_debate("group_debate", reply, PROBLEM, retries, **options)
 
 
 def debate_call(rt: ScriptedRuntime, agent: str, round: int) -> Call:

@@ -158,6 +158,7 @@ print(registry_info(built).name, registry_lookup("solver", "voting"))
 """
 
 
+@pytest.mark.slow
 def test_a_fresh_load_with_moved_internals_warns_once_and_runs_the_namespaced_names() -> None:
     done = subprocess.run(
         [sys.executable, "-c", MOVED_AT_LOAD], capture_output=True, text=True, timeout=120

@@ -173,6 +173,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SCRIPT.exists(), reason="mad-lm-eval is not installed: pip install -e .")
 def test_mad_lm_eval_scores_the_debates_batches_rounds_and_caches(
     tmp_path: Path, stub: tuple[Stub, str], caplog: pytest.LogCaptureFixture

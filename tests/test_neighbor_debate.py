@@ -7,15 +7,15 @@ import asyncio
 import contextvars
 
 import pytest
-from scripted import ScriptedRuntime, last_user
+from scripted import ScriptedRuntime, by_round, last_user, tag
+from scripted import debate as scripted_debate
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.du_debate import du_debate
-from mad_tasks.engine.methods.neighbor_debate import NeighborDebateOptions, neighbor_debate
-from mad_tasks.engine.runtime import Call
+from mad_tasks.engine.methods.neighbor_debate import NeighborDebateOptions
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.solvers import neighbor_debate as neighbor_debate_solver
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -24,27 +24,8 @@ PROBLEM = Problem(Question.of(["Can a camel cross the Sahara without water?"]), 
 SIX = [f"agent_{i}" for i in range(1, 7)]
 
 
-def tag(agent: str, round: int) -> str:
-    return f"<{agent} says in round {round}>"
-
-
-def scripted(answers: dict[tuple[str, int], str | None] | None = None, default: str = "yes"):
-    answers = answers or {}
-
-    def reply(call: Call) -> str:
-        answer = answers.get((call.agent, call.round), default)
-        body = f"{tag(call.agent, call.round)} I reasoned."
-        return f"{body}\nANSWER: {answer}" if answer is not None else f"{body} Hard to say."
-
-    return reply
-
-
-async def debate(reply, retries: int = 2, **options):
-    rt = ScriptedRuntime(reply)
-    result = await neighbor_debate(
-        Session(rt, PROBLEM, retries=retries), NeighborDebateOptions(**options)
-    )
-    return rt, result
+def debate(reply, retries: int = 2, **options):
+    return scripted_debate("neighbor_debate", reply, PROBLEM, retries, **options)
 
 
 def read_by(rt: ScriptedRuntime, agent: str, round: int, agents: list[str]) -> list[str]:
@@ -57,14 +38,14 @@ def read_by(rt: ScriptedRuntime, agent: str, round: int, agents: list[str]) -> l
 
 
 async def test_defaults_six_agents_on_a_ring_three_rounds() -> None:
-    rt, result = await debate(scripted())
+    rt, result = await debate(by_round(default="yes"))
     assert (len(rt.calls), rt.critical_path) == (18, 3)
     assert rt.spans == ["round 1", "round 2", "round 3"]
     assert rt.info_titles() == ["topology", "round 1", "round 2", "round 3", "vote"]
     assert (result.method, result.final, result.rounds) == ("neighbor_debate", "yes", 3)
     assert result.options["neighbours"]["agent_1"] == ["agent_2", "agent_6"]
     assert (result.options["topology"], result.options["degree"]) == ("ring", 2)
-    _, star = await debate(scripted(), agents=4, rounds=1, topology="star")
+    _, star = await debate(by_round(default="yes"), agents=4, rounds=1, topology="star")
     assert "degree" not in star.options
 
 
@@ -77,7 +58,7 @@ async def test_defaults_six_agents_on_a_ring_three_rounds() -> None:
     ],
 )
 async def test_calls_and_critical_path(options: dict, calls: int, path: int) -> None:
-    rt, _ = await debate(scripted(), **options)
+    rt, _ = await debate(by_round(default="yes"), **options)
     assert (len(rt.calls), rt.critical_path) == (calls, path)
 
 
@@ -85,7 +66,7 @@ async def test_calls_and_critical_path(options: dict, calls: int, path: int) -> 
 
 
 async def test_on_the_ring_each_agent_reads_only_its_two_neighbours() -> None:
-    rt, _ = await debate(scripted())
+    rt, _ = await debate(by_round(default="yes"))
     expected = {
         "agent_1": ["agent_2", "agent_6"], "agent_2": ["agent_1", "agent_3"],
         "agent_3": ["agent_2", "agent_4"], "agent_4": ["agent_3", "agent_5"],
@@ -102,7 +83,7 @@ async def test_on_the_ring_each_agent_reads_only_its_two_neighbours() -> None:
 
 async def test_the_star_hub_reads_everyone_and_the_others_read_the_hub() -> None:
     four = SIX[:4]
-    rt, _ = await debate(scripted(), agents=4, rounds=2, topology="star")
+    rt, _ = await debate(by_round(default="yes"), agents=4, rounds=2, topology="star")
     assert {a: read_by(rt, a, 2, four) for a in four} == {
         "agent_1": ["agent_2", "agent_3", "agent_4"],
         "agent_2": ["agent_1"], "agent_3": ["agent_1"], "agent_4": ["agent_1"],
@@ -110,13 +91,13 @@ async def test_the_star_hub_reads_everyone_and_the_others_read_the_hub() -> None
 
 
 async def test_full_reads_every_other_agent() -> None:
-    rt, _ = await debate(scripted(), agents=4, rounds=2, topology="full")
+    rt, _ = await debate(by_round(default="yes"), agents=4, rounds=2, topology="full")
     assert read_by(rt, "agent_2", 2, SIX) == ["agent_1", "agent_3", "agent_4"]
 
 
 async def test_what_a_call_shows_is_its_neighbours_answers() -> None:
     answers = {("agent_2", 1): "no", ("agent_6", 1): None}
-    rt, _ = await debate(scripted(answers), retries=0)
+    rt, _ = await debate(by_round(answers, "yes"), retries=0)
     assert rt.first_call("agent_1", 2).asks.shown == ("no",)  # agent_6 abstained
     assert rt.first_call("agent_4", 2).asks.shown == ("yes", "yes")
 
@@ -126,7 +107,7 @@ async def test_what_a_call_shows_is_its_neighbours_answers() -> None:
 
 async def test_abstentions_never_vote() -> None:
     answers = {(a, 3): None for a in SIX[:4]} | {("agent_5", 3): "no"}
-    _, result = await debate(scripted(answers), retries=0)
+    _, result = await debate(by_round(answers, "yes"), retries=0)
     assert (result.final, result.tally.abstentions) == ("yes", 4)  # 1 no, 1 yes: a tie...
     assert result.tally.tie  # ...settled by round 2, where all six said yes
 
@@ -134,7 +115,7 @@ async def test_abstentions_never_vote() -> None:
 async def test_a_last_round_tie_goes_to_the_previous_round() -> None:
     answers = {(a, 3): ("no" if i % 2 else "yes") for i, a in enumerate(SIX)}
     answers |= {(a, 2): "no" for a in SIX}
-    _, result = await debate(scripted(answers))
+    _, result = await debate(by_round(answers, "yes"))
     assert (result.final, result.tally.tie) == ("no", True)
 
 
@@ -168,8 +149,8 @@ async def test_the_full_topology_is_du_debate_call_for_call() -> None:
         ("agent_2", 2): "no",
         ("agent_4", 3): "no",
     }
-    rt_full, full = await debate(scripted(answers), agents=4, rounds=3, topology="full")
-    rt_du = ScriptedRuntime(scripted(answers))
+    rt_full, full = await debate(by_round(answers, "yes"), agents=4, rounds=3, topology="full")
+    rt_du = ScriptedRuntime(by_round(answers, "yes"))
     # a fresh context: the scripted runtime counts the critical path in a context variable
     du = await asyncio.create_task(
         du_debate(Session(rt_du, PROBLEM, retries=2), 4, 3, False), context=contextvars.Context()

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from scripted import ScriptedRuntime, last_user
+from scripted import debate as scripted_debate
+from scripted import last_user
 from test_sim import running, sim
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.peer_review import PeerReviewOptions, peer_review
+from mad_tasks.engine.methods.peer_review import PeerReviewOptions
 from mad_tasks.engine.protocols.peer_review import review_confidence
 from mad_tasks.engine.records import Tally
 from mad_tasks.engine.requests import AnswerRequest, GroupSummaryRequest, ReviewRequest
 from mad_tasks.engine.runtime import Call
-from mad_tasks.engine.session import Problem, Session
+from mad_tasks.engine.session import Problem
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.solvers import peer_review as peer_review_solver
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -52,10 +53,8 @@ def always(answer: str, agents: int = 3, rounds: int = 3):
     return scripted({(f"agent_{i}", r): answer for i in range(1, agents + 1) for r in range(1, rounds + 1)})  # fmt: skip
 
 
-async def debate(reply, retries: int = 2, **options):
-    rt = ScriptedRuntime(reply)
-    result = await peer_review(Session(rt, PROBLEM, retries=retries), PeerReviewOptions(**options))
-    return rt, result
+def debate(reply, retries: int = 2, **options):
+    return scripted_debate("peer_review", reply, PROBLEM, retries, **options)
 
 
 # -- calls and critical path ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +23,7 @@ def first_eval_command() -> list[str]:
     raise AssertionError("the README shows no `inspect eval` command")
 
 
+@pytest.mark.slow
 def test_the_first_command_is_on_the_simulated_model_and_runs_offline(tmp_path: Path) -> None:
     command = first_eval_command()
     assert command[command.index("--model") + 1].startswith("madsim/")

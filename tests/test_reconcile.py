@@ -1,14 +1,15 @@
 """RECONCILE: the confidence-weighted vote (exhaustively), and the method on a scripted runtime:
 call counts, critical path, who saw what, early stop on agreement, abstentions and the record.
 
-Replies depend on the call's agent and round only, never on call order; each carries a marker
-`<agent_k@r>` so a prompt shows whose reply it holds.
+Replies depend on the call's agent and round only, never on call order; each carries its marker
+(`scripted.tag`) so a prompt shows whose reply it holds.
 """
 
 from __future__ import annotations
 
 import pytest
-from scripted import ScriptedRuntime, last_user, recorded
+from scripted import debate as scripted_debate
+from scripted import last_user, recorded, tag
 
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
@@ -16,7 +17,6 @@ from mad_tasks.engine.methods.reconcile import (
     OWN_HEADING,
     PEERS_HEADING,
     ReconcileOptions,
-    reconcile,
 )
 from mad_tasks.engine.protocols.reconcile import (
     WeightedTally,
@@ -27,7 +27,7 @@ from mad_tasks.engine.protocols.reconcile import (
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import AnswerRequest
 from mad_tasks.engine.runtime import Call
-from mad_tasks.engine.session import Problem, Session
+from mad_tasks.engine.session import Problem
 
 QUESTION = "Is the Eiffel Tower taller than the Great Pyramid of Giza?"
 YESNO = Problem(Question.of([QUESTION]), YesNo())
@@ -97,10 +97,6 @@ def test_one_confidence_per_answer() -> None:
 # -- the method -----------------------------------------------------------------------------------
 
 
-def tag(agent: str, round: int) -> str:
-    return f"<{agent}@{round}>"
-
-
 Plan = dict[tuple[str, int], tuple[str | None, str | None]]
 
 
@@ -122,11 +118,8 @@ def scripted(plan: Plan, default: tuple[str | None, str | None] = ("yes", "0.9")
 DISAGREE = {(a, r): (ans, "0.9") for a, ans in zip(AGENTS, ("yes", "no", "no")) for r in range(9)}
 
 
-async def debate(reply, retries: int = 2, problem: Problem = YESNO, **options):
-    rt = ScriptedRuntime(reply)
-    opts = ReconcileOptions(**options)
-    result = await reconcile(Session(rt, problem, retries=retries), opts)
-    return rt, result
+def debate(reply, retries: int = 2, problem: Problem = YESNO, **options):
+    return scripted_debate("reconcile", reply, problem, retries, **options)
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,7 @@ def test_the_method_score_names_each_roles_model_and_survives_epochs(run) -> Non
 # -- the eval list: the run label as a tag ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tag_labels_a_cli_run_with_method_options_and_role_models_once(tmp_path: Path) -> None:
     path = inspect_eval(
         tmp_path, "--solver", "du_debate", "-S", "agents=2", "--model", "madsim/x",
@@ -109,6 +110,7 @@ def test_tag_labels_a_cli_run_with_method_options_and_role_models_once(tmp_path:
     assert read_eval_log(str(path), header_only=True).log_updates == header.log_updates
 
 
+@pytest.mark.slow
 def test_tags_given_at_run_time_are_the_same_label(tmp_path: Path) -> None:
     label = "cortex agents=2 agent_1=madsim/y"
     path = inspect_eval(

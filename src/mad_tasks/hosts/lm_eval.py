@@ -165,9 +165,8 @@ class Prepared:
 class MadLM(LM):
     """lm-eval's `mad` model (`--model mad`). Arguments (`--model_args`, JSON or k=v):
 
-    method: du_debate (default), voting, consensus, aad, collective_improvement, cortex,
-        reconcile, chateval, peer_review, group_debate, neighbor_debate, on_demand,
-        self_consistency, cot or single.
+    method: any answer-producing method of the catalogue (`engine/catalogue.py`); du_debate by
+        default.
     inner, inner_args: the lm-eval backend every agent runs on and its arguments (a JSON object;
         in k=v form, `inner.<arg>=value` each).
     inner_format: chat (the inner model's chat template, default) or text (a plain transcript,

@@ -294,9 +294,8 @@ class _DebateFn(ABC):
 class DebateCompletionFn(_DebateFn):
     """A debate method as a completion function (docs/openai-evals.md).
 
-    `method`: single, cot, self_consistency, du_debate, voting, consensus, aad,
-    collective_improvement, cortex, reconcile, chateval, peer_review,
-    group_debate, neighbor_debate or on_demand. `model`, `base_url`, `api_key`: the default endpoint
+    `method`: any answer-producing method of the catalogue (`engine/catalogue.py`; du_debate by
+    default). `model`, `base_url`, `api_key`: the default endpoint
     (`api_key` defaults to OPENAI_API_KEY, `base_url` to the client's default). `roles`: a model
     or an endpoint per role (`agent`, `agent_1`, ...). `choices`: with `answer_format=choice`, how
     many lettered options the question lists. Every other keyword is an option of the method, as
