@@ -15,4 +15,7 @@ paths=(src tests benchmarks scripts)
 lint=$(.venv/bin/inspect-evals-lint --all 2>&1) \
   || { echo "$lint"; echo "scripts/test.sh: inspect-evals-lint failed (see above)" >&2; exit 1; }
 grep '^Summary:' <<<"$lint"
+# the subprocess tests are marked slow, which pytest-inspect-evals skips unless asked: this command
+# runs them (a fast local loop: .venv/bin/python -m pytest, or -m "not slow")
+export RUN_SLOW_TESTS=1
 exec .venv/bin/python -m pytest "$@"
