@@ -20,7 +20,7 @@ from inspect_ai.solver import Solver
 
 from mad_tasks._inspect_sample import STORE_KEY
 from mad_tasks.engine.records import DebateResult, reply_tokens
-from mad_tasks.reproduce import debated
+from mad_tasks.reproduce.measuring import debated
 from mad_tasks.solvers import cot, du_debate, on_demand, self_consistency
 from mad_tasks.tasks.strategyqa import strategyqa
 

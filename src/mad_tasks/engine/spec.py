@@ -27,8 +27,8 @@ class Setup(Protocol):
     """What a host offers the methods it prepares."""
 
     def embedder(self, spec: str) -> Embedder:
-        """The embedder `spec` names (`hashing`, `sentence-transformers/<model>`, ...), made
-        once; `OptionError` naming `embedder` when this host cannot make it."""
+        """The embedder `spec` names (`hashing`, `sentence-transformers/<model>`, ...) for the
+        method being prepared; `OptionError` naming `embedder` when this host cannot make it."""
         ...
 
 
