@@ -273,6 +273,7 @@ async def test_no_answer_means_nothing_to_challenge() -> None:
         ("I DISAGREE, I DISAGREE.", False),  # the same word twice
         ("I do not agree with it.", None),  # a negated verdict: an abstention
         ("I don't disagree.", None),
+        ("I don\u2019t agree.", None),  # a typographic apostrophe: the same negation
         ("Never AGREE.", None),
         ("AGREE or DISAGREE? Hard to say.", None),  # both words: a hedge
         ("Hmm. AGREE, no, DISAGREE.", None),

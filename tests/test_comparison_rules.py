@@ -108,6 +108,12 @@ def test_impossible_partitions_are_refused() -> None:
         ("", None),
         ("CONFIDENCE: 8.", 8),  # a sentence's full stop, not a fraction
         ("CONFIDENCE: 09", 9),
+        ("CONFIDENCE: 007", None),  # three digits are a long number, whatever their value
+        ("CONFIDENCE:8", 8),  # no space after the mark
+        ("CONFIDENCE: 8 (scale: 1-10)", 8),  # the first mark's value, not the last one's
+        ("CONFIDENCE = 7 (= high)", 7),
+        ("CONFIDENCE: 7.5/10", None),  # a fraction, whatever follows it
+        ("CONFIDENCE: 6\nConfidence is what I lack here.", 6),  # prose after the stated line
     ],
 )
 def test_review_confidence(text: str, expected: int | None) -> None:

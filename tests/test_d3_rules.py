@@ -481,3 +481,13 @@ def test_max_over_advocates_helps_when_the_better_side_varies_more() -> None:
     one, three = (separation(wide, narrow, k, rng)[0] for k in (1, 3))
     assert three > one
     assert one == pytest.approx(1.83, abs=0.05) and three == pytest.approx(2.34, abs=0.05)
+
+
+def test_cohen_kappa_weighs_each_pair_by_its_weight() -> None:
+    # a pair of weight 0 counts for nothing; weights of 2 each are weights of 1
+    assert cohen_kappa(["A", "B", "A"], ["A", "B", "B"], weights=[1, 1, 0]) == 1.0
+    assert cohen_kappa(["A", "B", "A"], ["A", "B", "B"], weights=[2, 2, 2]) == cohen_kappa(
+        ["A", "B", "A"], ["A", "B", "B"]
+    )
+    with pytest.raises(ValueError, match="same length"):
+        cohen_kappa(["A", "B"], ["A", "B"], weights=[1.0])

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from openai_stub import OpenAIStub
 from scripted import SOLVERS
 
 from mad_tasks.engine.catalogue import CATALOGUE
@@ -469,3 +470,15 @@ def test_every_registry_entry_resolves_as_oaieval_makes_it(monkeypatch: pytest.M
         [f"mad/{m}" for m in (*CATALOGUE.answering(), *CATALOGUE.reading(Pair))]
         + ["mad/more-vs-reference"]
     )
+
+
+def test_a_credibility_key_that_names_nothing_is_refused_before_any_request() -> None:
+    # cortex sizes its agents by the models its roles run on, which it reads before its first call
+    with OpenAIStub(reply=lambda body: "CONFIDENCE: 0.9\nANSWER: yes") as stub:
+        complete = DebateCompletionFn(
+            method="cortex", model="m", base_url=stub.base_url, api_key="k",
+            answer_format="yesno", credibility={"madsim/typo": [7e9, 1e12]},
+        )  # fmt: skip
+        with pytest.raises(OptionError, match="completion function option 'credibility'"):
+            complete("Is water wet?")
+        assert stub.requests == []

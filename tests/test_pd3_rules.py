@@ -543,3 +543,39 @@ def test_pairwise_refuses(prediction: str, votes: tuple[int, int], message: str)
     for rule in (origin, weighted):
         with pytest.raises(ValueError, match=re.escape(message)):
             rule(prediction, votes)
+
+
+# -- edge cases of the readers and the vote (each one a rule a mutant would break) ---------------
+
+
+def test_a_nine_digit_label_is_read_and_a_ten_digit_one_is_not() -> None:
+    assert read_picks("P123456789 is the closest.", ["P123456789"]) == ("P123456789",)
+    assert read_picks("P1234567890 is the closest.", ["P1234567890"]) == ()
+
+
+def test_a_result_list_goes_on_over_lines_of_bare_numbers() -> None:
+    assert read_result("[RESULT]\nP101\n205", ["P101", "P205"]) == ("P101", "P205")
+
+
+def test_without_a_result_list_bare_numbers_name_no_label() -> None:
+    assert read_picks("I pick 205 and P101.", ["P101", "P205"]) == ("P101",)
+
+
+def test_a_score_reads_only_the_rest_of_its_own_line() -> None:
+    assert read_score("Analysis.\n[RESULT]8, or 2 less") is None  # a newline before the tag
+    assert read_score("[RESULT]8\nThe second reason has 2 parts.\nEnd.") == 8
+
+
+def test_sets_of_one() -> None:
+    assert sorted(partition(["a", "b"], 1, 0)) == [("a",), ("b",)]
+
+
+def test_a_candidate_without_rank_points_or_initial_picks_has_none() -> None:
+    # given rank points cover "a" only: "b" has 0, so the tie goes to the preliminary order
+    tied = vote([["a"], ["b"]], 1, rank_points={"a": 0})
+    assert (tied.top, tied.points, tied.rule) == (("a",), {"a": 0, "b": 0}, "prelim_rank")
+    with_points = vote([["a"], ["b"]], 1, rank_points={"a": 1})
+    assert (with_points.top, with_points.rule) == (("a",), "rank_points")
+    # initial picks cover "b" only (with 0): "a" has 0 too, so the preliminary order decides
+    initial = vote([["b"], ["a"]], 1, rank_points={}, initial_picks={"b": 0})
+    assert (initial.top, initial.rule) == (("b",), "prelim_rank")

@@ -233,7 +233,10 @@ class MadLM(LM):
             return []
         prepared = [self._prepare(r) for r in requests]  # every refusal before the first call
         runtime = RoundRuntime(self._generate, self.model)
-        results = runtime.run([self._debate(p.problem) for p in prepared])
+        try:
+            results = runtime.run([self._debate(p.problem) for p in prepared])
+        except OptionError as e:  # one a debate decides before its first call (cortex's sizes)
+            raise e.of(KIND) from None
         logger.info(
             "mad: %d debates (%s) took %d inner calls in %d batches: %s",
             len(results),

@@ -271,7 +271,10 @@ class _DebateFn(ABC):
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
         """`kwargs` (evals' temperature, max_tokens, ...) are not applied: the debate's sampling
         is its options' (agents at evals' temperature 0 would repeat one another)."""
-        return run_sync(self._complete(prompt))
+        try:
+            return run_sync(self._complete(prompt))
+        except OptionError as e:  # one a debate decides before its first call (cortex's sizes)
+            raise e.of(KIND) from None
 
     @abstractmethod
     async def _complete(self, prompt: Prompt) -> DebateCompletion: ...

@@ -35,7 +35,7 @@ def read_verdict(text: str) -> bool | None:
     decoration with `str.strip`.
     """
     found: set[bool] = set()
-    previous = ""
+    previous = ""  # pragma: no mutate (equivalent: no negation)
     for raw in text.split():
         word = raw.strip(_DECORATION).upper()
         verdict = _WORDS.get(word)

@@ -276,7 +276,7 @@ def cohen_kappa(
     """(p_o - p_e) / (1 - p_e); 0 when chance agreement is certain (both always used one and the
     same label). `weights`: how much each pair counts (1 each by default; a sample judged in
     several epochs splits its weight of 1 among them)."""
-    w = [1.0] * len(gold) if weights is None else list(weights)
+    w = [1.0] * len(gold) if weights is None else list(weights)  # pragma: no mutate (equivalent: uniform weights)  # fmt: skip
     if not len(gold) == len(predicted) == len(w):
         raise ValueError("cohen_kappa needs label and weight sequences of the same length")
     n = sum(w)
