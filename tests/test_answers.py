@@ -344,7 +344,7 @@ def test_not_knowing_is_no_text_answer(fmt, text: str) -> None:
 
 @pytest.mark.parametrize("fmt", [FreeText(), Math(), YesNo()])
 def test_a_statement_longer_than_the_cap_is_no_answer(fmt) -> None:
-    at_cap = "yes, " + "x" * (MAX_ANSWER_CHARS - 5)
+    at_cap = "yes. " + "x" * (MAX_ANSWER_CHARS - 5)
     read = "yes" if fmt.name == "yesno" else at_cap
     assert fmt.extract(f"ANSWER: {at_cap}") == read
     assert fmt.extract(f"ANSWER: {at_cap}x") is None

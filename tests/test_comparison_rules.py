@@ -114,6 +114,18 @@ def test_impossible_partitions_are_refused() -> None:
         ("CONFIDENCE = 7 (= high)", 7),
         ("CONFIDENCE: 7.5/10", None),  # a fraction, whatever follows it
         ("CONFIDENCE: 6\nConfidence is what I lack here.", 6),  # prose after the stated line
+        # the documented grammar only: a sign, a range, another scale, an exponent, a hedge
+        ("CONFIDENCE: -3", None),
+        ("CONFIDENCE: 7-8", None),
+        ("CONFIDENCE: 7 or 8", None),
+        ("CONFIDENCE: 10/100", None),
+        ("CONFIDENCE: 3e9", None),
+        ("CONFIDENCE: maybe 7", None),
+        ("CONFIDENCE: about 7", None),
+        ("CONFIDENCE: 7?", None),
+        ("CONFIDENCE: 7+", None),
+        ("CONFIDENCE: 8, if the data hold", None),
+        ("CONFIDENCE: 8, because the proof checks", 8),
     ],
 )
 def test_review_confidence(text: str, expected: int | None) -> None:

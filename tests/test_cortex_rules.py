@@ -287,9 +287,9 @@ def test_medoid_picks_the_most_central_and_breaks_ties_by_index() -> None:
         ("Confidence: 8/10", 0.8),
         ("Confidence: 1", 1.0),
         ("Confidence: 0", 0.0),
-        ("Confidence: 150", 1.0),  # above 100: clamped
-        ("Confidence: -0.2", 0.0),
         ("Confidence: 5%", 0.05),
+        ("Confidence: 0.9 (fairly sure)", 0.9),
+        ("Confidence: 0.9, because the passage says so", 0.9),
     ],
 )
 def test_confidence_parse_cases(line: str, expected: float) -> None:
@@ -303,6 +303,23 @@ def test_confidence_parse_cases(line: str, expected: float) -> None:
         "Answer: yes\nExplanation: I am fairly confident: 90 of 100 experts agree.",  # no line
         "Answer: yes\nConfidence: high",
         "",
+        # out of range, never clamped into it: no confidence
+        "Confidence: 150",
+        "Confidence: 150%",
+        "Confidence: 9/8",
+        "Confidence: -0.2",
+        # stated with doubt, a condition or as a bound, a range or a list
+        "Confidence: maybe 0.9",
+        "Confidence: 0.9?",
+        "Confidence: 0.9 if the data are right",
+        "Confidence: about 0.9",
+        "Confidence: ~0.9",
+        "Confidence: 0.9+",
+        "Confidence: 0.8-0.9",
+        "Confidence: 0.8 or 0.9",
+        "Confidence: 85% to 90%",
+        # the last stated line decides, even when an earlier one was readable
+        "Confidence: 0.4\nConfidence: unsure",
     ],
 )
 def test_missing_confidence_is_none(text: str) -> None:
@@ -336,7 +353,7 @@ def test_final_vote_groups_answers_by_the_key() -> None:
 
 def test_a_huge_confidence_never_raises() -> None:
     huge = "9" * 5000
-    assert parse_confidence(f"Confidence: {huge}") == 1.0  # clamped, as any value above 100
+    assert parse_confidence(f"Confidence: {huge}") is None  # above 100: no confidence, never 1
     assert parse_confidence(f"Confidence: 85/{huge}") == 0.0
     assert parse_confidence(f"Confidence: 0.{huge}") == pytest.approx(1.0)
     assert parse_confidence(f"Confidence: {huge}/{huge}") is None  # inf/inf: no value, never NaN

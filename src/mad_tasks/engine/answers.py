@@ -2,8 +2,9 @@
 
 Every format asks for a last line `ANSWER: ...`. Extraction prefers the last such line, then a few
 explicit phrasings ("the answer is ..."), then a format-specific fallback. Nothing is guessed: text
-with no recognisable answer, a hedge ("no idea", "about 5") or an absurd value gives None, which
-callers retry and finally record as an abstention.
+with no recognisable answer, an answer stated with doubt, a refusal, a condition or as a bound
+(`qualifiers.py`: one rule for every format), or an absurd value gives None, which callers retry
+and finally record as an abstention.
 
 Model output is adversarial input: every reader here runs in linear time (no pattern can backtrack
 over a long run: quantifiers are possessive or bounded, and line patterns stay within their line)
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 
 from . import latex
+from .qualifiers import doubted, plain_after, plain_value, qualified
 
 FORMATS = ("choice", "yesno", "number", "text", "math")
 MAX_DIGITS = latex.MAX_DIGITS  # a longer number is no answer (int() refuses over 4,300 digits)
@@ -39,21 +41,10 @@ _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 # a number as written: digits with commas and points in any order, validated by _WELL_FORMED
 _NUMBER = re.compile(r"(?:(?<!\w)-)?\.?[0-9][0-9.,]*")
 _WELL_FORMED = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?")
-# what joins a number to another into a range, a list, an expression or an exponent: "5-10",
-# "5 or 6", "3/4", "3 x 4", "1e5"
-_JOINED = re.compile(r"\s*+(?:[-–—+*×x/÷^:,e]|to\b|or\b|and\b)\s*+-?\.?[0-9]", re.IGNORECASE)
 # saying one does not know
 _NOT_KNOW = (
     r"unsure|not\s+sure|no\s+idea|it\s+depends|depends\s+on|(?:don[’']?t|do\s+not)\s+know"
     r"|(?:cannot|can[’']?t|can\s+not|unable\s+to)(?:\s+be)?\s+(?:determined?|tell|say|answer|known?)"
-)
-# doubt: a yes/no or a number stated with it is no answer
-_UNSURE = re.compile(rf"(?i)\b(?:maybe|perhaps|possibly|probably|{_NOT_KNOW})\b")
-# a number stated with doubt or as a bound is no number
-_INEXACT = re.compile(
-    rf"(?i)\b(?:maybe|perhaps|possibly|probably|{_NOT_KNOW}|about|around|approx(?:imately)?"
-    r"|roughly|nearly|almost|between|at\s+(?:least|most)|(?:more|less|fewer|greater)\s+than"
-    r"|up\s+to)\b|[~≈±]"
 )
 # a whole answer (lower case, no punctuation) that only says the model does not know; "maybe"
 # alone may be an option's text, and "[UNKNOWN]" is SQuAD's no-answer, so neither is here
@@ -177,7 +168,7 @@ class YesNo(AnswerFormat):
 
     def parse(self, candidate: str) -> str | None:
         m = self._WORD.match(candidate)
-        if not m or _UNSURE.search(candidate):
+        if not m or qualified(candidate) or not plain_after(candidate[m.end(1) :]):
             return None
         return "yes" if m.group(1).lower() in ("yes", "true") else "no"
 
@@ -204,10 +195,18 @@ class Choice(AnswerFormat):
 
     def parse(self, candidate: str) -> str | None:
         c = candidate.strip().rstrip(".")
-        # "B", "(B)", "B." alone, or a letter that opens an option: "B) ...", "(B) ...", "B. ..."
-        m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(r"\(?([A-Z])[).:\]]\s", c)
+        # "B", "(B)", "B." alone, or a letter that opens an option or a reason: "B) ...",
+        # "(B) ...", "B. ...", "B, since ..."
+        m = re.fullmatch(r"\(?([A-Za-z])[).:\]]?", c) or re.match(
+            r"\(?([A-Z])(?:[).:\]](?=\s)|(?=[,;]))", c
+        )
         if m and m.group(1).upper() in self.letters:
-            return m.group(1).upper()
+            letter = m.group(1).upper()
+            # the option's own text may hold any word ("maybe", "if"): the rest is read without it
+            option = self.options[self.letters.index(letter)].casefold()
+            rest = c[m.end() :]
+            unqualified = not qualified(rest.casefold().replace(option, " ", 1))
+            return letter if unqualified and plain_after(rest) else None
         said = _norm_text(c)
         for letter, option in zip(self.letters, self.options):
             if said == _norm_text(option):
@@ -232,7 +231,7 @@ class Number(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
-        if _INEXACT.search(candidate):
+        if qualified(candidate):
             return None
         # "3 + 4 = 7": the result; a Unicode minus is a minus
         text = candidate.rpartition("=")[2].replace("$", "").replace("−", "-")
@@ -241,7 +240,8 @@ class Number(AnswerFormat):
             return None
         # a full stop or a comma after the number ends it
         raw = m.group(0).rstrip(".,")  # pragma: no mutate (equivalent: _NUMBER takes no other char)
-        if _JOINED.match(text, m.start() + len(raw)):
+        end = m.start() + len(raw)
+        if not plain_value(text, m.start(), end):
             return None
         return normalise_number(raw)
 
@@ -260,6 +260,8 @@ class FreeText(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
+        if doubted(candidate):
+            return None
         cleaned = " ".join(candidate.split()).rstrip(".")
         return cleaned or None
 
@@ -279,6 +281,10 @@ class Math(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
+        # a digit other than 0-9 (Arabic-Indic, full-width): the number format reads none, so a
+        # result holding one is unreadable here too (a superscript ² is no decimal digit)
+        if doubted(candidate) or any(c.isdecimal() and not c.isascii() for c in candidate):
+            return None
         return latex.strip_math(candidate) or None
 
     def fallback(self, text: str) -> str | None:

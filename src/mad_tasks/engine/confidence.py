@@ -8,6 +8,7 @@ import math
 import re
 
 from .answers import DECORATION, lines_with
+from .qualifiers import plain_value, qualified
 
 # a line "CONFIDENCE: ...", "**Confidence score** = ..." with its line break; linear: no part of
 # the pattern can backtrack or run past the line
@@ -15,28 +16,43 @@ _CONFIDENCE_LINE = re.compile(
     rf"(?im)^{DECORATION}confidence(?:[^\S\n]++score)?[^\w\n:=]*+(?:_++[^\w\n:=]*+)*+[:=]"
     r"([^\n]*)\n?"
 )
+# the value opens the statement (after markup such as "**" or "("): a number, then "%" or
+# "/ denominator"; a sign is no markup, so "-0.2" is no confidence
 _CONFIDENCE_VALUE = re.compile(
-    r"(-?[0-9]++(?:\.[0-9]++)?|-?\.[0-9]++)[^\S\n]*+(?:(%)|/[^\S\n]*+([0-9]++(?:\.[0-9]++)?))?"
+    r"[ \t*_`'\"(]*+(?P<number>[0-9]++(?:\.[0-9]++)?|\.[0-9]++)"
+    r"(?:[^\S\n]*+(?P<percent>%)|[^\S\n]*+/[^\S\n]*+(?P<denominator>[0-9]++(?:\.[0-9]++)?))?"
 )
 
 
 def parse_confidence(text: str) -> float | None:
-    """The last stated confidence in [0, 1]: "0.85", "85%", "85" and "85/100" all give 0.85.
+    """The confidence the last `CONFIDENCE:` line states, in [0, 1]: "0.85", "85%", "85" and
+    "85/100" all give 0.85.
 
-    A13: a value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1]. No
-    readable value gives None (the caller uses a neutral 0.5 and records it as missing).
+    The grammar: a number from 0 to 1; a percentage from 0 to 100 ("85%"; A13: a bare number
+    above 1 and up to 100 is one too); a fraction no greater than 1 ("85/100"). Anything else is
+    unreadable, never clamped into range: a value out of range, a sign, a range or a list
+    ("0.8-0.9"), a value stated with doubt, a refusal or a condition ("maybe 0.9", "0.9?") or as a
+    bound ("about 0.9", "0.9+": `qualifiers.py`). None when the last line is unreadable or there
+    is none (the caller uses a neutral 0.5 and records it as missing).
     """
-    lines = _CONFIDENCE_LINE.finditer(text, *lines_with(text, "confidence"))
-    stated = [v for m in lines if (v := _CONFIDENCE_VALUE.search(m[1]))]
-    if not stated:
+    last = None
+    for last in _CONFIDENCE_LINE.finditer(text, *lines_with(text, "confidence")):  # noqa: B007
+        pass
+    if last is None:
         return None
-    number, percent, denominator = stated[-1].groups()
-    x = float(number)  # float() takes any number of digits (a huge one is inf, then clamped)
-    if denominator and float(denominator) > 0:
-        x /= float(denominator)
-    elif percent or 1 < x <= 100:
-        x /= 100
-    return None if math.isnan(x) else min(max(x, 0.0), 1.0)  # NaN: a huge x over a huge y
+    statement = last[1]
+    m = _CONFIDENCE_VALUE.match(statement)
+    if m is None or qualified(statement) or not plain_value(statement, m.start("number"), m.end()):
+        return None
+    x = float(m["number"])  # float() takes any number of digits: a huge one is inf, refused
+    if not math.isfinite(x):
+        return None
+    if m["denominator"] is not None:
+        denominator = float(m["denominator"])
+        return x / denominator if denominator > 0 and x <= denominator else None
+    if m["percent"] is not None or 1 < x <= 100:
+        return x / 100 if x <= 100 else None
+    return x if x <= 1 else None
 
 
 def without_confidence(text: str) -> str:

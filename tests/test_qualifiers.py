@@ -1,0 +1,223 @@
+"""One rule for doubt, every format (`engine/qualifiers.py`): a refusal, a hedge before or after the
+answer, a condition or a bound makes an answer unreadable in every format, while a plain answer with
+a reason stays readable; and in a whole debate, hedging agents abstain and the sure one decides."""
+
+from __future__ import annotations
+
+import pytest
+from scripted import by_round, debate
+
+from mad_tasks.engine.answers import Choice, FreeText, Math, Number, YesNo
+from mad_tasks.engine.content import Question
+from mad_tasks.engine.qualifiers import doubted, plain_after, plain_value, qualified
+from mad_tasks.engine.session import Problem
+
+CHOICE = Choice(("London", "Paris", "Rome", "maybe"))
+
+# -- unreadable: refusals, hedges before and after the answer, conditions ---------------------------
+
+REFUSALS = [
+    "No, I won't help with that request.",
+    "No. I cannot answer that.",
+    "Sorry, no.",
+    "No - as an AI I can't assist with this.",
+    "No, I'm unable to help.",
+    "I will not answer: no.",
+]
+HEDGES_AFTER = [
+    "yes, I guess",
+    "Yes, I think.",
+    "yes, probably",
+    "No, not sure though.",
+    "No. Not entirely certain.",
+    "yes, I reckon",  # a hedge nobody listed: after a comma, a clause without a connective
+    "yes, more or less",
+    "no, as far as I can tell?",
+    "Yes?",
+    "yes (maybe)",
+    "No, or not.",
+    "No; hard to say.",
+]
+HEDGES_BEFORE = [
+    "I think yes.",
+    "Probably yes.",
+    "Maybe no.",
+    "I'd say yes.",
+    "My guess is no.",
+]
+CONDITIONS = [
+    "Yes, if the river is frozen.",
+    "No, unless it rained.",
+    "Yes, depending on the season.",
+    "Yes, assuming standard pressure.",
+]
+
+
+@pytest.mark.parametrize("said", REFUSALS + HEDGES_AFTER + HEDGES_BEFORE + CONDITIONS)
+def test_a_yes_no_with_a_refusal_a_hedge_or_a_condition_is_unreadable(said: str) -> None:
+    assert YesNo().extract(f"Let me think.\nANSWER: {said}") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "C. Not sure though.",
+        "C, I think",
+        "C, the capital",  # after a comma, words that do not give a reason
+        "Probably C",
+        "C?",
+        "C) Rome, unless I misremember",
+        "C, if the map is current",
+        "I won't pick one, sorry.",
+        "B or C",
+    ],
+)
+def test_a_choice_with_a_hedge_or_a_condition_is_unreadable(said: str) -> None:
+    assert CHOICE.extract(f"ANSWER: {said}") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "under 73",
+        ">73",
+        "< 73",
+        "73?",
+        "circa 73",
+        "73 or so",
+        "73-ish",
+        "73+",
+        "~73",
+        "about 73 apples",
+        "roughly 73",
+        "at least 73",
+        "73 or more",
+        "more than 73",
+        "over 73",
+        "below 73",
+        "73, give or take",
+        "73 odd",
+        "maybe 73",
+        "73 I think",
+        "73 if the price holds",
+        "probably 73.",
+        "I can't determine it, maybe 73",
+        "73 (not sure)",
+    ],
+)
+def test_a_number_stated_as_a_bound_or_with_doubt_is_unreadable(said: str) -> None:
+    assert Number().extract(f"ANSWER: {said}") is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["maybe 33", "33, I think", "\\frac{1}{2} probably", "I won't answer that", "٣٢", "３２"],
+)
+def test_a_math_result_with_doubt_a_refusal_or_a_non_ascii_digit_is_unreadable(said: str) -> None:
+    assert Math().extract(f"ANSWER: {said}") is None
+
+
+@pytest.mark.parametrize(
+    "said", ["Paris, I think", "probably Paris", "Sorry, I can't answer that."]
+)
+def test_a_free_text_answer_with_doubt_or_a_refusal_is_unreadable(said: str) -> None:
+    assert FreeText().extract(f"ANSWER: {said}") is None
+
+
+# -- readable: plain answers, with a reason --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("No, because sharks are fish.", "no"),
+        ("Yes, since ice floats.", "yes"),
+        ("No; therefore the claim fails.", "no"),
+        ("No. The tower is in Paris.", "no"),
+        ("Yes (bats fly).", "yes"),
+        ("No: penguins cannot fly.", "no"),  # "cannot" + a verb that is no refusal
+        ("No - over 80% of it is water.", "no"),  # a bound word in the reason: no bound of a yes
+    ],
+)
+def test_a_yes_no_with_a_reason_stays_readable(said: str, expected: str) -> None:
+    assert YesNo().extract(f"ANSWER: {said}") == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("C, since Rome is the capital of Italy", "C"),
+        ("C) Rome", "C"),
+        ("(B) Paris.", "B"),
+        ("D) maybe", "D"),  # the option's own text may hold any word
+        ("maybe", "D"),
+        ("B. Paris is the capital.", "B"),
+        ("C", "C"),
+    ],
+)
+def test_a_choice_with_a_reason_or_its_text_stays_readable(said: str, expected: str) -> None:
+    assert CHOICE.extract(f"ANSWER: {said}") == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("73", "73"),
+        ("73 apples", "73"),
+        ("$73", "73"),
+        ("The total is 73", "73"),
+        ("3 + 4 = 7", "7"),
+        ("73, because under 80 were sold", "73"),  # a bound word after the punctuation: a reason
+        ("73. It took about an hour.", "73"),
+    ],
+)
+def test_a_plain_number_stays_readable(said: str, expected: str) -> None:
+    assert Number().extract(f"ANSWER: {said}") == expected
+
+
+def test_a_math_result_with_an_inequality_or_a_superscript_stays_readable() -> None:
+    assert Math().extract("ANSWER: x > 2") == "x > 2"
+    assert Math().extract("ANSWER: x²") == "x²"
+
+
+def test_a_free_text_answer_may_hold_a_condition_or_a_question_mark() -> None:
+    assert FreeText().extract("ANSWER: Who's Afraid of Virginia Woolf?") is not None
+    assert FreeText().extract("ANSWER: if and only if") == "if and only if"
+
+
+# -- the rule's parts --------------------------------------------------------------------------------
+
+
+def test_the_rules_parts() -> None:
+    assert qualified("yes, I guess") and qualified("73?") and not qualified("No, because fish.")
+    assert doubted("probably Paris") and not doubted("Paris?") and not doubted("if and only if")
+    assert not plain_value("under 73", 6, 8) and not plain_value("73 or so", 0, 2)
+    assert plain_value("73 apples", 0, 2) and plain_value("73, because under 80", 0, 2)
+    assert plain_value("73. Over.", 0, 2) and not plain_value("73, give or take", 0, 2)
+    assert not plain_value("5-10", 0, 1) and not plain_value("7,5", 0, 1)
+    assert not plain_value("5 or 6", 0, 1)
+    assert plain_after("") and plain_after(". The reason.") and plain_after(" (bats fly)")
+    assert plain_after(", because fish") and plain_after(",") and not plain_after(", I guess")
+    assert not plain_after("; the capital") and plain_after("; hence so")
+
+
+# -- through a whole debate ------------------------------------------------------------------------
+
+PROBLEM = Problem(Question.of(["Is Rome the capital of Italy?"]), YesNo())
+
+
+async def test_a_sure_agent_decides_over_two_hedging_ones() -> None:
+    """agent_1 says yes plainly; agents 2 and 3 say no with a hedge in both rounds: they abstain,
+    so the final answer is the sure agent's."""
+    hedged = {(a, r): "no, I think" for a in ("agent_2", "agent_3") for r in (1, 2)}
+    _, result = await debate("du_debate", by_round(hedged, "yes"), PROBLEM, retries=0)
+    assert result.final == "yes"
+    assert [a.answer for a in result.answers if a.agent != "agent_1"] == [None] * 4
+    assert result.tally is not None and result.tally.abstentions == 2
+
+
+@pytest.mark.parametrize("said", REFUSALS[:2] + HEDGES_AFTER[:3] + CONDITIONS[:1])
+async def test_a_debate_of_hedging_agents_abstains(said: str) -> None:
+    rt, result = await debate("du_debate", by_round(default=said), PROBLEM, retries=1)
+    assert result.final is None and all(a.answer is None for a in result.answers)
+    assert len(rt.calls) == 3 * 2 * 2  # every reply followed up once, then an abstention
