@@ -25,6 +25,10 @@ from inspect_ai.model import (
     ContentAudio,
     ContentImage,
     ContentText,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
 )
 from inspect_ai.solver import Solver
 from scripted import JUDGES, SOLVERS, prefix_share, serialized, shaped
@@ -216,3 +220,38 @@ def test_allow_text_only_debates_over_the_text_and_is_recorded(run) -> None:
     assert all(isinstance(p, ContentText) for call in sent for m in call for p in parts(m))
     assert all(any(BEFORE in m.text and AFTER in m.text for m in call) for call in sent)
     assert evaluated.store["mad_tasks:debate"]["options"]["allow_text_only"] is True
+
+
+# -- a reply Inspect cannot log ----------------------------------------------------------------
+
+SURROGATE = "\ud800"  # a lone surrogate: invalid Unicode, which no log or request can encode
+
+
+def surrogate_model() -> Model:
+    """mockllm whose every reply holds a lone surrogate beside a yes (usage set: offline-safe)."""
+
+    def generate_output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
+        out = ModelOutput.from_content(
+            model="mockllm/model", content=f"I weighed it {SURROGATE} carefully.\nANSWER: yes"
+        )
+        out.usage = ModelUsage(input_tokens=20, output_tokens=5, total_tokens=25)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=generate_output)
+
+
+@pytest.mark.parametrize("name", [n for n in CALLING if n not in SINGLE_CALL])
+def test_a_reply_with_a_lone_surrogate_never_fails_the_eval(run, name: str) -> None:
+    sample = shaped(name, Sample(input="Is the square red?", target="yes"))
+    log = run(
+        Task(dataset=MemoryDataset([sample]), solver=SOLVERS[name]()), model=surrogate_model()
+    )
+    [evaluated] = log.samples or []
+    evaluated = resolve_sample_attachments(evaluated)
+    sent = calls(evaluated)
+    assert len(sent) >= 2  # replies were sent back or read again, and logged
+    assert not any(SURROGATE in m.text for call in sent for m in call)
+    replaced = [
+        e for e in evaluated.events if e.event == "info" and e.source == "invalid text replaced"
+    ]
+    assert replaced and "lone surrogate" in str(replaced[0].data)

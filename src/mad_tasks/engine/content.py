@@ -9,6 +9,7 @@ tuple of parts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -92,3 +93,13 @@ def text_of(content: Content | tuple[Part, ...]) -> str:
 
 def media_of(content: Content | tuple[Part, ...]) -> tuple[Part, ...]:
     return () if isinstance(content, str) else tuple(p for p in content if not isinstance(p, str))
+
+
+# a lone surrogate: no log and no request can encode it, so one in a reply would fail the eval when
+# the reply is stored or sent back
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> tuple[str, int]:
+    """The text as valid Unicode, each lone surrogate replaced by U+FFFD, and how many were."""
+    return _LONE_SURROGATE.subn("\ufffd", text)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
-from .content import Content, Msg, Question
+from .content import Content, Msg, Question, valid_text
 from .records import AgentAnswer, CallRecord
 from .requests import Request
 from .runtime import Call, Reply, Runtime
@@ -116,6 +116,14 @@ class Session:
         )
         async with self.runtime.agent_span(agent):
             reply = await self.runtime.call(call)
+            text, replaced = valid_text(reply.text)
+            if replaced:  # before the reply is read, recorded or sent back to a model
+                self.runtime.info(
+                    "invalid text replaced",
+                    f"{agent}'s reply held {replaced} lone surrogate(s), invalid Unicode that no "
+                    "log or request can encode; each is replaced by U+FFFD.",
+                )
+                reply = replace(reply, text=text)
         usage = reply.usage
         self.calls.append(
             CallRecord(
