@@ -165,3 +165,26 @@ def test_a_bad_sample_id_is_refused_by_name(
     assert message.startswith(f"{path}: record 1: '{field}' must be a string or an integer"), (
         message
     )
+
+
+STRATEGYQA_RECORD = {"qid": "q1", "question": "Is water wet?", "answer": True}
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path: Path) -> None:
+    path = write(tmp_path, "bom.jsonl", b"\xef\xbb\xbf" + json.dumps(STRATEGYQA_RECORD).encode())
+    task = strategyqa(data_path=str(path))
+    assert [s.id for s in task.dataset] == ["q1"]
+
+
+def test_an_empty_file_is_refused_naming_it(tmp_path: Path) -> None:
+    path = write(tmp_path, "empty.jsonl", "\n")
+    assert error_of(lambda: strategyqa(data_path=str(path))) == f"{path}: no records to evaluate"
+
+
+def test_a_sample_id_given_twice_is_refused_naming_the_file(tmp_path: Path) -> None:
+    line = json.dumps(STRATEGYQA_RECORD)
+    path = write(tmp_path, "twice.jsonl", f"{line}\n{line}\n")
+    message = error_of(lambda: strategyqa(data_path=str(path)))
+    assert (
+        message == f"{path}: records 1 and 2 have the same sample id 'q1'; every id must be unique"
+    )

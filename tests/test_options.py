@@ -670,7 +670,20 @@ def message(kind: str, option: str, value: Any, allowed: str) -> str:
 )
 def test_every_option_is_covered(table, name: str) -> None:
     factory, options = table[name]
-    assert set(pyinspect.signature(factory).parameters) == set(options)
+    params = pyinspect.signature(factory).parameters.values()
+    # a task's `**unknown` takes only the options it refuses (next test)
+    named = {p.name for p in params if p.kind is not pyinspect.Parameter.VAR_KEYWORD}
+    assert named == set(options)
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_every_task_refuses_an_option_it_does_not_take(name: str) -> None:
+    factory, options = TASKS[name]
+    with pytest.raises(OptionError) as err:
+        factory(splt="dev")
+    taken = ", ".join(pyinspect.signature(factory).parameters)
+    assert str(err.value).startswith("invalid task option 'splt': got 'dev', allowed: no such")
+    assert all(option in taken for option in options)
 
 
 def test_the_tables_name_every_registered_solver_scorer_and_task() -> None:
@@ -1066,3 +1079,12 @@ def test_the_same_eval_with_good_options_does_call_the_model(tmp_path: Path) -> 
         log_dir=str(tmp_path / "logs"),
     )
     assert log.status == "success" and len(calls) == 2
+
+
+def test_a_number_past_any_float_is_refused_by_name() -> None:
+    # an int of 309 digits or more: no float holds it, so float() would raise OverflowError
+    huge = 10**400
+    with pytest.raises(OptionError, match="invalid solver option 'eps': got 1000"):
+        samre(eps=huge)
+    with pytest.raises(OptionError, match="invalid solver option 'decisive_gap'"):
+        samre(decisive_gap=huge)

@@ -88,7 +88,10 @@ def number(
     if ok and high is not None:
         ok = value <= high
     if ok:
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int past any float (309 digits or more): no such number here
+            pass
     raise OptionError(option, value, _bounds("a number", low, high, above), kind)
 
 

@@ -40,6 +40,17 @@ class Subset:
     seed: int
 
     def take(self, samples: list[Sample], source: str) -> list[Sample]:
+        """The samples kept; a source without any, or with one sample id twice, is refused
+        naming it (Inspect would run the first or fail with no file named)."""
+        if not samples:
+            raise ValueError(f"{source}: no records to evaluate")
+        seen: dict[object, int] = {}
+        for n, sample in enumerate(samples, 1):
+            if sample.id is not None and seen.setdefault(sample.id, n) != n:
+                raise ValueError(
+                    f"{source}: records {seen[sample.id]} and {n} have the same sample id "
+                    f"{sample.id!r}; every id must be unique"
+                )
         if self.preset is not None and self.size is not None and len(samples) < self.size:
             raise ValueError(
                 f"task option 'subset': {self.preset!r} takes {self.size} records, but {source} "

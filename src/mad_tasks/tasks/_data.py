@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -52,11 +53,12 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 
 def read_text(path: str | Path) -> str:
-    """A UTF-8 text file; bytes that are not UTF-8 are refused with their line."""
+    """A UTF-8 text file, a byte-order mark at its start dropped (editors on Windows write one);
+    bytes that are not UTF-8 are refused with their line."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data_path {str(path)!r} does not exist or is not a file")
-    data = path.read_bytes()
+    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

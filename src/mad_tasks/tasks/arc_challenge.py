@@ -17,6 +17,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "allenai/ai2_arc"
 REVISION = "210d026faf9955653af8916fad021475a3f00453"  # inspect_evals 0.26.0, arc.py
@@ -46,6 +47,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def arc_challenge(
     data_path: str | None = None,
     subset: int | str | None = None,

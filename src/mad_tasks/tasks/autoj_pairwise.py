@@ -26,6 +26,7 @@ from ..scorers.judge_metrics import judge_agreement, judge_stats
 from ..solvers import samre
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_records
+from ._options import only_its_options
 from .mt_bench_judge import TIES, setup, with_choices
 
 SOURCE_COMMIT = "2ae17a3965d933232e9cd50302aa0f176249c83b"
@@ -60,6 +61,7 @@ def row_to_sample(row: dict[str, Any], n: int) -> Sample | None:
 
 
 @task
+@only_its_options
 def autoj_pairwise(
     data_path: str | None = None,
     ties: str = "drop",

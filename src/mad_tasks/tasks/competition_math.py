@@ -22,6 +22,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "DigitalLearningGmbH/MATH-lighteval"
 REVISION = "0530c78699ea5e8eb5530600900e1f328b48acad"  # inspect_evals 0.26.0, math.py
@@ -50,6 +51,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def math(
     data_path: str | None = None,
     subset: int | str | None = None,

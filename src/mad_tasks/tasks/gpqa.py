@@ -27,6 +27,7 @@ from ._bench import (
     text_field,
 )
 from ._data import download, hf_revision, read_records
+from ._options import only_its_options
 
 DIAMOND_URL = "https://openaipublic.blob.core.windows.net/simple-evals/gpqa_diamond.csv"
 # pinned by inspect_evals 0.26.0, gpqa.py
@@ -68,6 +69,7 @@ def public_records(variant: str) -> tuple[list[Record], str]:
 
 
 @task
+@only_its_options
 def gpqa(
     variant: str = "diamond",
     data_path: str | None = None,

@@ -22,6 +22,7 @@ from ._bench import (
     text_field,
 )
 from ._data import download, read_records
+from ._options import only_its_options
 
 SOURCE_COMMIT = "0c1da13552afcc5d995d6f1ad5288417cb110246"
 SOURCE_URL = (
@@ -55,6 +56,7 @@ def public_records(split: str) -> tuple[list[Record], str]:
 
 
 @task
+@only_its_options
 def gsm_ic(
     split: str = "2step",
     data_path: str | None = None,

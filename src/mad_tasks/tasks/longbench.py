@@ -34,6 +34,7 @@ from ..scorers.longbench import CATEGORIES, DATASETS, longbench_score
 from ..solvers import du_debate
 from ._bench import Record, Subset, data_path_option, id_field, subset_option
 from ._data import cache_dir, download, pick, read_records
+from ._options import only_its_options
 
 logger = logging.getLogger(__name__)
 
@@ -220,6 +221,7 @@ def unpacked() -> Path:
 
 
 @task
+@only_its_options
 def longbench(
     data_path: str | None = None,
     categories: str | list[str] = "all",

@@ -36,6 +36,7 @@ from ._bench import (
     text_field,
 )
 from ._data import cache_dir, hf_records, read_records
+from ._options import only_its_options
 
 DATASET = "AI4Math/MathVista"
 # the Hub's main branch at its last update (2024-02-11); inspect_evals pins no revision here
@@ -168,6 +169,7 @@ def record_to_sample(image_of: ImageOf, record: Record, where: str, number: int)
 
 
 @task
+@only_its_options
 def mathvista(
     data_path: str | None = None,
     subset: int | None = None,

@@ -16,6 +16,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "cais/mmlu"
 REVISION = "c30699e8356da336a370243923dbaf21066bb9fe"  # inspect_evals 0.26.0, mmlu.py
@@ -37,6 +38,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def mmlu(
     data_path: str | None = None,
     subset: int | str | None = None,

@@ -17,6 +17,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "TIGER-Lab/MMLU-Pro"
 REVISION = "527feea0afed1de15a8c115abf7be4c912123315"  # inspect_evals 0.26.0, mmlu_pro.py
@@ -38,6 +39,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def mmlu_pro(
     data_path: str | None = None,
     subset: int | str | None = None,

@@ -29,6 +29,7 @@ from ..scorers.judge_metrics import CHOICES, judge_agreement, judge_stats
 from ..solvers import samre
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import hf_records, hf_revision, read_records
+from ._options import only_its_options
 
 HF_PATH = "lmsys/mt_bench_human_judgments"
 HF_SPLIT = "human"
@@ -106,6 +107,7 @@ def hub_sample(row: dict[str, Any], n: int) -> Sample:
 
 
 @task
+@only_its_options
 def mt_bench_judge(
     data_path: str | None = None,
     ties: str = "drop",

@@ -25,6 +25,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "TAUR-Lab/MuSR"
 REVISION = "7c365b439a222150f317764d4f16ae6c96d7d94a"  # inspect_evals 0.26.0, musr.py
@@ -58,6 +59,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def musr(
     domain: str = "murder_mysteries",
     data_path: str | None = None,

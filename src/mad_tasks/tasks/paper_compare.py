@@ -33,6 +33,7 @@ from ..scorers.tod import tod_judge, tod_pairwise, tree_stats
 from ..solvers import tree_of_debate
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_text
+from ._options import only_its_options
 
 SOURCE_COMMIT = "e2a311f23cd8d6fc8ffc94e5dc4312a7661490a9"
 SOURCE_URL = (
@@ -168,6 +169,7 @@ def cells(samples: list[Sample]) -> dict[str, int]:
 
 
 @task
+@only_its_options
 def paper_compare(
     data_path: str | None = None,
     kind: str = "all",

@@ -26,6 +26,7 @@ from ..scorers.debate_stats import debate_stats
 from ..scorers.pd3 import pd3_stats, retrieval_at_k
 from ..solvers import pd3
 from ._bench import data_path_option, subset_option
+from ._options import only_its_options
 from ._pd3_data import VARIANTS, dedup_sample, load
 
 
@@ -40,6 +41,7 @@ def variant_option(variant: object, data_path: str | None) -> str | None:
 
 
 @task
+@only_its_options
 def project_dedup(
     data_path: str | None = None,
     variant: str | None = None,

@@ -43,11 +43,13 @@ from ..scorers.debate_stats import debate_stats
 from ..scorers.pd3 import dup_pairwise, pd3_stats
 from ..solvers import pd3_feedback
 from ._bench import data_path_option
+from ._options import only_its_options
 from ._pd3_data import MAX_PAIRS, draw_pairs, eligible, graded, load, pair_sample
 from .project_dedup import variant_option
 
 
 @task
+@only_its_options
 def project_dup_pairs(
     data_path: str | None = None,
     variant: str | None = None,

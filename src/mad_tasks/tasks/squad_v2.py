@@ -18,6 +18,7 @@ from ._bench import (
     subset_option,
     text_field,
 )
+from ._options import only_its_options
 
 DATASET = "rajpurkar/squad_v2"
 REVISION = "3ffb306f725f7d2ce8394bc1873b24868140c412"  # inspect_evals 0.26.0, squad.py
@@ -52,6 +53,7 @@ def record_to_sample(record: Record, where: str, number: int) -> Sample:
 
 
 @task
+@only_its_options
 def squad_v2(
     data_path: str | None = None,
     subset: int | str | None = None,

@@ -14,6 +14,7 @@ from ..scorers.debate_stats import debate_stats
 from ..solvers import du_debate
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import download, read_records
+from ._options import only_its_options
 
 # The authors' 90/10 split of the labelled set (train 2,061 / dev 229), pinned to a commit.
 SOURCE_COMMIT = "41190574949c1ab5e523a73b00c2f0bb9f78019f"
@@ -52,6 +53,7 @@ def setup() -> Solver:
 
 
 @task
+@only_its_options
 def strategyqa(
     split: str = "dev",
     data_path: str | None = None,
