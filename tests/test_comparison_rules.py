@@ -126,6 +126,7 @@ def test_impossible_partitions_are_refused() -> None:
         ("CONFIDENCE: 7+", None),
         ("CONFIDENCE: 8, if the data hold", None),
         ("CONFIDENCE: 8, because the proof checks", 8),
+        ("CONFIDENCE: 8, because about half the steps check", 8),  # a bound word in a reason
     ],
 )
 def test_review_confidence(text: str, expected: int | None) -> None:

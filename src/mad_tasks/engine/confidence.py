@@ -36,7 +36,8 @@ def parse_confidence(text: str) -> float | None:
     is none (the caller uses a neutral 0.5 and records it as missing).
     """
     last = None
-    for last in _CONFIDENCE_LINE.finditer(text, *lines_with(text, "confidence")):  # noqa: B007
+    span = lines_with(text, "confidence")  # the lines that can hold the pattern: the same result
+    for last in _CONFIDENCE_LINE.finditer(text, *span):  # pragma: no mutate (equivalent: see above)  # noqa: B007
         pass
     if last is None:
         return None
@@ -50,9 +51,9 @@ def parse_confidence(text: str) -> float | None:
     if m["denominator"] is not None:
         denominator = float(m["denominator"])
         return x / denominator if denominator > 0 and x <= denominator else None
-    if m["percent"] is not None or 1 < x <= 100:
+    if m["percent"] is not None or x > 1:  # A13: a bare number above 1 is a percentage
         return x / 100 if x <= 100 else None
-    return x if x <= 1 else None
+    return x
 
 
 def without_confidence(text: str) -> str:

@@ -16,7 +16,10 @@ newlines, "and", brackets, bold), words that are not labels are skipped, labels 
 and repeats are dropped, order is kept. On the lines after the tag's own line a leading list number
 ("1. P123", "2) P456") is not a label. Once a label has been read, the list ends at the first
 non-blank line without a label of any group or a bare number, or holding a word of letters only
-other than "and", so prose after it is not read. No tag, or no label in the list: None (the caller
+other than "and", so prose after it is not read; and it is at most as many non-blank lines as the
+group has labels, and two (the tag's own line and a heading): a longer list only repeats itself,
+and a reply of many thousand lines costs no more than a short one. No tag, or no label in the
+list: None (the caller
 asks again, then fills). Nothing is filled at random: `fill` completes a short
 list from the experts' final picks (most-named first, ties by preliminary order), then in
 preliminary order, and says which slots it filled.
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -114,7 +117,12 @@ def groups(
 
 # the tag, bounded around its word so each "[" costs a constant
 _TAG = re.compile(r"[\[【][^\S\n]{0,3}result[^\S\n]{0,3}[\]】]", re.IGNORECASE)
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+# the tokens that can name a label: a run of ASCII letters and digits that is letters, then digits
+# (any other character separates), or written out with its letters; and a word of letters alone
+# other than "and": prose
+_LABEL_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]*+[0-9]++(?![A-Za-z0-9])")
+_PREFIXED_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]++[0-9]++(?![A-Za-z0-9])")
+_PROSE_WORD = re.compile(r"(?<![A-Za-z0-9])(?!(?i:and)(?![A-Za-z0-9]))[A-Za-z]++(?![A-Za-z0-9])")
 # a list number at the start of a line: "1. ", "2) ", after spaces and bullets
 _ITEM_NUMBER = re.compile(r"[\s*#>-]{0,20}[0-9]{1,3}[.)][^\S\n]++\S")
 MAX_DIGITS = 9  # a longer number names no label
@@ -144,9 +152,15 @@ class _Matcher:
             if bare:
                 self.bare[key[1]] = None if key[1] in self.bare else name
         self.prefixes = {prefix for prefix, _ in self.prefixed} | {""}
+        self._keys: dict[str, tuple[str, str] | None] = {}  # a list repeats its tokens: split once
+
+    def _key(self, token: str) -> tuple[str, str] | None:
+        if token not in self._keys:
+            self._keys[token] = _split(token)
+        return self._keys[token]
 
     def label(self, token: str) -> str | None:
-        key = _split(token)
+        key = self._key(token)
         if key is None:
             return None
         if key in self.prefixed:
@@ -155,7 +169,7 @@ class _Matcher:
 
     def names_one(self, token: str) -> bool:
         """Whether the token is written like a label (perhaps of another group)."""
-        key = _split(token)
+        key = self._key(token)
         return key is not None and key[0] in self.prefixes
 
 
@@ -170,6 +184,30 @@ def _last_tag_end(text: str) -> int | None:
     return end
 
 
+# a line break as str.splitlines() knows them, and a run of blank lines
+_BREAK = "\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
+_LINE_BREAK = re.compile(_BREAK)
+_BLANK_LINES = re.compile(f"(?:[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*+(?:{_BREAK}))*+")
+
+
+def _lines(text: str, start: int, most: int) -> Iterator[tuple[bool, str]]:
+    """The first `most` non-blank lines of `text` from `start`, one at a time, each with whether it
+    is the first line (the tag's own); a run of blank lines is passed over at once."""
+    first = True
+    while most > 0 and start < len(text):
+        brk = _LINE_BREAK.search(text, start)
+        stop = brk.start() if brk else len(text)
+        line = text[start:stop]
+        if line.strip():
+            most -= 1
+            yield first, line
+        first = False
+        if brk is None:
+            return
+        blank = _BLANK_LINES.match(text, brk.end())
+        start = blank.end() if blank else brk.end()  # pragma: no mutate (it always matches)
+
+
 def read_result(text: str, labels: Sequence[str]) -> tuple[str, ...] | None:
     """The labels of the list after the last `[RESULT]` tag, in order, unique, only those in
     `labels` (module docstring); None when there is no tag or no label in the list."""
@@ -178,16 +216,11 @@ def read_result(text: str, labels: Sequence[str]) -> tuple[str, ...] | None:
         return None
     matcher = _Matcher(labels, bare=True)
     found: list[str] = []
-    for n, line in enumerate(text[end:].splitlines()):
-        if line.isspace() or not line:
-            continue
-        tokens = [m.group() for m in _TOKEN.finditer(line)]
-        if n and tokens and _ITEM_NUMBER.match(line):
+    for first, line in _lines(text, end, len(labels) + 2):
+        tokens = [m.group() for m in _LABEL_TOKEN.finditer(line)]
+        if not first and tokens and _ITEM_NUMBER.match(line):
             tokens = tokens[1:]  # the list number
-        if found and (
-            not any(matcher.names_one(t) for t in tokens)
-            or any(t.isalpha() and t.lower() != "and" for t in tokens)
-        ):
+        if found and (not any(matcher.names_one(t) for t in tokens) or _PROSE_WORD.search(line)):
             break  # prose after the list, even when it names a label ("P555 was close")
         found.extend(label for t in tokens if (label := matcher.label(t)) is not None)
     return _unique(found) or None
@@ -200,7 +233,8 @@ def read_picks(text: str, labels: Sequence[str]) -> tuple[str, ...]:
     if listed is not None:
         return listed
     matcher = _Matcher(labels, bare=False)  # pragma: no mutate (equivalent: None reads as False)
-    found = (matcher.label(m.group()) for m in _TOKEN.finditer(text))
+    # written out: a bare number is no label here, so only prefixed tokens are read
+    found = (matcher.label(m.group()) for m in _PREFIXED_TOKEN.finditer(text))
     return _unique([label for label in found if label is not None])
 
 
