@@ -231,3 +231,20 @@ async def test_a_debate_of_hedging_agents_abstains(said: str) -> None:
     rt, result = await debate("du_debate", by_round(default=said), PROBLEM, retries=1)
     assert result.final is None and all(a.answer is None for a in result.answers)
     assert len(rt.calls) == 3 * 2 * 2  # every reply followed up once, then an abstention
+
+
+@pytest.mark.parametrize(
+    ("fmt", "sure", "hedge"),
+    [
+        (Choice(("London", "Paris", "Rome")), "B", "C. Not sure though."),
+        (Number(), "73", "about 80"),
+        (Math(), "\\frac{1}{2}", "maybe \\frac{1}{3}"),
+        (FreeText(), "Paris", "Rome, I think"),
+    ],
+)
+async def test_in_every_format_the_sure_agent_decides(fmt, sure: str, hedge: str) -> None:
+    problem = Problem(Question.of(["What is it?"]), fmt)
+    hedged = {(a, r): hedge for a in ("agent_2", "agent_3") for r in (1, 2)}
+    _, result = await debate("du_debate", by_round(hedged, sure), problem, retries=0)
+    assert result.final == fmt.parse(sure)
+    assert [a.answer for a in result.answers if a.agent != "agent_1"] == [None] * 4
