@@ -200,6 +200,7 @@ def test_the_rules_parts() -> None:
     assert plain_after(", because fish") and plain_after(",") and not plain_after(", I guess")
     assert not plain_after("; the capital") and plain_after("; hence so")
     assert plain_after(",because fish") and not plain_after(", X") and plain_after(", *")
+    assert plain_after(", **because** fish")  # markup around the connective is no word of its own
     assert not plain_after("**, the tower")  # markup before the comma is no punctuation of its own
 
 

@@ -194,17 +194,17 @@ def _lines(text: str, start: int, most: int) -> Iterator[tuple[bool, str]]:
     """The first `most` non-blank lines of `text` from `start`, one at a time, each with whether it
     is the first line (the tag's own); a run of blank lines is passed over at once."""
     first = True
-    while most > 0 and start < len(text):
+    while most > 0 and start < len(text):  # pragma: no mutate (at the end no line is left anyway)
         brk = _LINE_BREAK.search(text, start)
         stop = brk.start() if brk else len(text)
         line = text[start:stop]
         if line.strip():
             most -= 1
             yield first, line
-        first = False
+        first = False  # pragma: no mutate (None is as false)
         if brk is None:
             return
-        blank = _BLANK_LINES.match(text, brk.end())
+        blank = _BLANK_LINES.match(text, brk.end())  # pragma: no mutate (only faster)
         start = blank.end() if blank else brk.end()  # pragma: no mutate (it always matches)
 
 
