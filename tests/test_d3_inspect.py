@@ -88,9 +88,12 @@ def test_judges_on_mt_bench_pairs(run, solver, calls: int | None, spans: list[st
     log = run(judge_task(), solver=solver, model="madsim/x")
     m = figures(log)
     assert {"accuracy", "cohen_kappa", "tie", "rounds", "input_tokens"} <= set(m)
-    assert {"judge_longer", "human_longer", "calls", "position_consistent"} <= set(m)
+    assert {"judge_longer", "human_longer", "calls", "first_verdict_correct"} <= set(m)
     assert m["input_tokens"] > 0
     method = registry_info(solver).name.split("/")[1]
+    # swap is off, and only samre has a round limit to stop before: no figure of what never ran
+    assert "position_consistent" not in m and ("early_stop" in m) == (method == "samre")
+    assert not {"first_majority_correct", "agent_fixes", "votes"} & set(m)
     for sample in log.samples:
         record = sample.store[STORE_KEY]
         assert record["method"] == method

@@ -328,10 +328,18 @@ async def test_the_store_keeps_a_result_and_an_unreadable_one_leaves_the_scorers
     from mad_tasks.scorers.debate_stats import debate_stats
     from mad_tasks.scorers.decision_stats import decision_stats
 
-    state = SimpleNamespace(store=Store(), scores=None)  # save_result adds the method score
+    # save_result adds the method score and the figures, read against the target
+    state = SimpleNamespace(
+        store=Store(),
+        scores=None,
+        target=Target("no"),
+        choices=[],
+        metadata={},
+        output=SimpleNamespace(completion="ANSWER: no"),
+    )
     assert load_result(state) is None
     result = DebateResult("single", "no", [AgentAnswer("agent_1", 1, "ANSWER: no", "no")], [])
-    save_result(state, result)
+    save_result(state, result, {})
     assert state.store.get(STORE_KEY) == result.to_dict()
     assert load_result(state) == result
 

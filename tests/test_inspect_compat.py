@@ -30,7 +30,7 @@ from mad_tasks._aliases import register_short_aliases
 from mad_tasks._inspect_compat import (
     active_generate_config,
     sample_state,
-    solver_registry,
+    short_names,
     task_name,
 )
 
@@ -67,8 +67,8 @@ def test_private_inspect_imports_live_in_the_compat_module_only() -> None:
 # -- on the installed Inspect every accessor reaches the internal it reads -------------------------
 
 
-def test_the_solver_registry_calls_are_there() -> None:
-    assert solver_registry() is not None
+def test_the_short_names_calls_are_there() -> None:
+    assert short_names() is not None
 
 
 def test_the_sample_accessors_read_the_running_sample(run) -> None:
@@ -128,6 +128,7 @@ def test_a_moved_internal_gives_the_neutral_value(
         ("inspect_ai._util.registry", "registry_has"),
         ("inspect_ai._util.registry", "set_registry_info"),
         ("inspect_ai.solver._solver", "solver_register"),
+        ("inspect_ai.scorer._scorer", "scorer_register"),
     ],
 )
 def test_moved_registry_internals_leave_one_warning_line_and_the_namespaced_names(
@@ -135,9 +136,11 @@ def test_moved_registry_internals_leave_one_warning_line_and_the_namespaced_name
 ) -> None:
     factory = fake_factory("mad_tasks/zz_compat_moved")
     monkeypatch.delattr(importlib.import_module(module), attribute)
-    assert solver_registry() is None
+    assert short_names() is None
+    _aliases._warn_moved.cache_clear()  # the warning is said once per process
     with caplog.at_level(logging.WARNING):
         assert register_short_aliases([factory]) == []
+        assert register_short_aliases([factory], "scorer") == []
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
         ("mad_tasks._aliases", logging.WARNING, _aliases.MOVED)
     ]

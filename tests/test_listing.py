@@ -143,3 +143,22 @@ def test_the_readme_shows_each_task_specific_option_in_a_command() -> None:
         ("project_dup_pairs", "pairs"),
     }
     assert specific | {("mt_bench_judge", "ties"), ("mt_bench_judge", "revision")} <= shown
+
+
+@pytest.mark.parametrize("doc", ["docs/lm-eval.md", "docs/openai-evals.md"])
+def test_each_hosts_method_list_is_the_catalogues(doc: str) -> None:
+    """The `method` row of a host's argument table names every method the host runs, no more."""
+    from mad_tasks.engine.catalogue import CATALOGUE
+
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    [row] = [line for line in text.splitlines() if line.startswith("| `method` |")]
+    listed = set(re.findall(r"`(\w+)`", row.split("|")[-2]))
+    assert listed == set(CATALOGUE.answering())
+
+
+def test_the_openai_evals_registry_has_an_entry_per_method() -> None:
+    from mad_tasks.engine.catalogue import CATALOGUE
+
+    path = ROOT / "registry" / "openai_evals" / "completion_fns" / "mad_debate.yaml"
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert {e["args"]["method"] for e in entries.values()} == set(CATALOGUE.answering())

@@ -377,3 +377,75 @@ def test_choices_in_the_doc_make_a_choice_question() -> None:
     assert out == "B"
     assert rendered(None, "{answer}", ["\n"]) == ""
     assert isinstance(lm._prepare(request(doc)).problem.fmt, Choice)
+
+
+# -- offline on the simulated model ----------------------------------------------------------------
+
+
+def test_the_simulated_model_runs_a_debate_offline_through_lm_evals_api(tmp_path: Path) -> None:
+    """`inner: madsim` answers every agent call itself (usage set, no backend, no network), and
+    knows the gold answers from its `answers` file: the fixture's own records."""
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    tasks = TaskManager(include_path=str(ROOT / "registry" / "lm_eval"), include_defaults=False,
+                        metadata={"strategyqa_path": str(FIXTURE)})  # fmt: skip
+    transcript = tmp_path / "debates.jsonl"
+    args = {"method": "voting", "inner": "madsim", "transcript": str(transcript),
+            "inner_args": {"answers": str(FIXTURE), "accuracy": 1.0}}  # fmt: skip
+    done = simple_evaluate(model="mad", model_args=args, tasks=["strategyqa_yesno"],
+                           task_manager=tasks, limit=DOCS)  # fmt: skip
+    assert done is not None
+    assert done["results"]["strategyqa_yesno"]["exact_match,yes_no"] == 1.0  # every agent right
+    debates = read_jsonl(transcript)
+    assert len(debates) == DOCS and {d["debate"]["method"] for d in debates} == {"voting"}
+    assert debates[0]["debate"]["options"]["model"] == "madsim/x"
+    assert all(c["input_tokens"] > 0 for d in debates for c in d["debate"]["calls"])
+
+
+def test_without_its_answers_the_simulated_model_abstains_rather_than_guess() -> None:
+    lm = MadLM(method="du_debate", inner="madsim/y", agents=2, rounds=1)
+    request = Instance("generate_until", {"answer_format": "yesno"},
+                       ("Is water wet?", {"until": ["\n"]}), 0)  # fmt: skip
+    assert lm.model == "madsim/y"
+    assert lm.generate_until([request]) == [""]  # nobody knew: no answer, never a made-up one
+
+
+def test_a_bad_simulated_model_argument_is_refused_by_name() -> None:
+    with pytest.raises(OptionError, match=r"inner_args.*madsim's arguments.*unknown model args"):
+        MadLM(inner="madsim", inner_args={"acuracy": 0.9})
+
+
+@pytest.mark.parametrize(
+    ("model_args", "name"),
+    [
+        ({"method": "voting", "inner": "madsim"}, "mad_voting_madsim"),
+        ('{"inner": "local-chat-completions", "inner_args": {"model": "gpt-4o-mini"}}',
+         "mad_du_debate_local-chat-completions_gpt-4o-mini"),
+        ("method=cortex,inner=hf,inner.pretrained=org/m", "mad_cortex_hf_org/m"),
+        ({"pretrained": "org/m"}, None),  # not a mad run: lm-eval names it
+        ("{not json", None),
+    ],
+)  # fmt: skip
+def test_a_mad_runs_output_is_named_after_its_method_and_inner_model(model_args, name) -> None:
+    from mad_tasks.hosts.lm_eval import run_name
+
+    assert run_name(model_args) == name
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SCRIPT.exists(), reason="mad-lm-eval is not installed: pip install -e .")
+def test_offline_without_data_the_hint_names_lm_evals_way_to_a_file(tmp_path: Path) -> None:
+    command = [str(SCRIPT), "--model", "mad", "--model_args", '{"inner": "madsim"}',
+               "--tasks", "strategyqa_yesno", "--include_path", "registry/lm_eval",
+               "--output_path", str(tmp_path / "out")]  # fmt: skip
+    env = {**os.environ, **OFFLINE, "HF_DATASETS_CACHE": str(tmp_path / "hf"),
+           "MAD_TASKS_CACHE_DIR": str(tmp_path / "cache"), "https_proxy": "http://127.0.0.1:9",
+           "HTTPS_PROXY": "http://127.0.0.1:9"}  # fmt: skip
+    env.pop("MAD_TASKS_STRATEGYQA_PATH", None)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("mad-lm-eval: could not download"), last
+    assert '--metadata \'{"strategyqa_path": "FILE"}\'' in last and "-T data_path" not in last

@@ -482,3 +482,36 @@ def test_a_credibility_key_that_names_nothing_is_refused_before_any_request() ->
         with pytest.raises(OptionError, match="completion function option 'credibility'"):
             complete("Is water wet?")
         assert stub.requests == []
+
+
+# -- offline on the simulated model ----------------------------------------------------------------
+
+FIXTURE = Path(__file__).parent / "fixtures" / "strategyqa.jsonl"
+
+
+def test_the_simulated_model_debates_offline_with_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`model="madsim/x"` needs no key and no server; `madsim_args` tells it the gold answers."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    records = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    fn = DebateCompletionFn(method="voting", model="madsim/x", answer_format="yesno",
+                            madsim_args={"answers": str(FIXTURE), "accuracy": 1.0})  # fmt: skip
+    for record in records[:3]:
+        done = fn(prompt=record["question"])
+        gold = "Yes" if record["answer"] in (True, "yes", "true") else "No"
+        assert done.get_completions() == [gold]
+        assert done.record is not None and done.record.method == "voting"
+        assert all(c.input_tokens for c in done.record.calls)  # usage set, as in Inspect
+        assert done.record.options["roles"]["agent_1"]["model"] == "madsim/x"
+
+
+def test_a_simulated_judge_grades_a_battle_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fn = JudgeCompletionFn(method="single_judge", model="madsim/x")
+    done = fn(prompt=battle("What is 2 + 2?", "4", "5"))
+    assert done.get_completions()[0] in ("Yes", "No", "")
+    assert done.record is not None and len(done.record.calls) == 1
+
+
+def test_bad_simulated_model_arguments_are_refused_by_name() -> None:
+    with pytest.raises(OptionError, match=r"'madsim_args'.*unknown model args"):
+        DebateCompletionFn(model="madsim/x", madsim_args={"acuracy": 1.0})

@@ -32,9 +32,11 @@ from mad_tasks.engine.protocols.pd3 import match_counts, prec_at_k
 from mad_tasks.engine.records import AgentAnswer, DebateResult
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.pd3 import (
+    FEEDBACK_FIGURES,
     NOT_FEEDBACK,
     NOT_PD3,
     NOT_RETRIEVAL,
+    RETRIEVAL_FIGURES,
     dup_pairwise,
     hit_rate,
     match_at_k,
@@ -444,7 +446,7 @@ def stores(records: dict[str, Any]) -> Solver:
         if str(state.sample_id) in records:
             record = records[str(state.sample_id)]
             save_result(state, DebateResult("m", "x", [AgentAnswer("a", 1, "x", "x")], [],
-                                            record=record))  # fmt: skip
+                                            record=record), {})  # fmt: skip
         return state
 
     return solve
@@ -456,7 +458,7 @@ def figures_of(log: EvalLog) -> dict[str, dict[str, Any]]:
         s.id: {
             n: v.reason if math.isnan(v.value) else v.value
             for n, v in s.scores.items()
-            if n != "mad_tasks/method"
+            if n in {f.name for f in (*RETRIEVAL_FIGURES, *FEEDBACK_FIGURES)}
         }
         for s in log.samples
     }

@@ -247,6 +247,10 @@ def test_compare_writes_one_log_per_solver_then_the_report_and_resumes(
     debate = read_eval_log(str(logs["du_debate_agents=2"]))
     assert (debate.eval.solver, debate.eval.solver_args) == ("du_debate", {"agents": 2})
     assert [sum(e.event == "model" for e in s.events) for s in debate.samples] == [4, 4]
+    # the eval list and the samples lists tell the runs apart with no `mad-tasks tag`
+    single = read_eval_log(str(logs["single"]))
+    assert (debate.eval.tags, single.eval.tags) == (["du_debate agents=2"], ["single"])
+    assert {s.scores["mad_tasks/method"].value for s in debate.samples} == {"du_debate agents=2"}
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "| du_debate agents=2 | madsim/x |" in text and "| single | madsim/x |" in text
     assert (tmp_path / "report" / "strategyqa.png").read_bytes().startswith(PNG_SIGNATURE)

@@ -4,6 +4,8 @@ and each debate gets exactly the result it gets on its own."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 
 import pytest
 from scripted import DEFAULT_USAGE, ScriptedRuntime
@@ -144,6 +146,22 @@ def test_a_backend_error_stops_the_run_with_that_error() -> None:
     rt, _ = batched(reply)
     with pytest.raises(ConnectionError, match="went away"):
         rt.run([du(q) for q in QUESTIONS])
+
+
+def test_a_failed_run_leaves_no_task_pending(caplog: pytest.LogCaptureFixture) -> None:
+    """The agents' calls of every debate are cancelled with it: asyncio reports none destroyed
+    while pending (a dozen lines after the backend's own error, before)."""
+
+    def reply(call: Call) -> str:
+        if call.round == 2:
+            raise ConnectionError("the backend went away")
+        return parity(call)
+
+    rt, _ = batched(reply)
+    with caplog.at_level(logging.ERROR, logger="asyncio"), pytest.raises(ConnectionError):
+        rt.run([du(q) for q in QUESTIONS])
+    gc.collect()  # a task destroyed while pending is reported when it is collected
+    assert not [r for r in caplog.records if "destroyed but it is pending" in r.getMessage()]
 
 
 def test_a_backend_returning_too_few_replies_is_an_error() -> None:

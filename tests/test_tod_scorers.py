@@ -58,6 +58,7 @@ from mad_tasks.inspect_runtime import current_call
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.tod import (
     BASELINE_KEY,
+    FIGURES,
     NO_JUDGED,
     NOT_TREE,
     kind_of,
@@ -629,7 +630,7 @@ def stores(records: dict[str, DebateResult | None]) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         kept = records[str(state.sample_id)]
         if kept is not None:
-            save_result(state, kept)
+            save_result(state, kept, {})
         return state
 
     return solve
@@ -637,7 +638,7 @@ def stores(records: dict[str, DebateResult | None]) -> Solver:
 
 def stats_of(log: EvalLog) -> dict[str, dict[str, Any]]:
     """Per sample: each tree figure's value, or its reason when unscored."""
-    names = [s.name for s in log.results.scores]
+    names = [s.name for s in log.results.scores if s.name in {f.name for f in FIGURES}]
     return {
         s.id: {
             n: s.scores[n].reason if math.isnan(s.scores[n].value) else s.scores[n].value

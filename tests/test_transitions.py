@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.analysis import SampleSummary, samples_df
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.scorer import CORRECT
 from inspect_ai.solver import SolverSpec
 from scripted import ScriptedRuntime
@@ -345,8 +345,9 @@ def expected(record: dict[str, Any], target: str) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, EvalLog]:
-    """du_debate on the StrategyQA fixture, scored with transitions() (in its own directory) and
-    without them (another directory, for the report to compute them from the records)."""
+    """du_debate on the StrategyQA fixture, with transitions() among the task's scorers, with the
+    figures its solver writes (plain), and as a log without them (older), each in a directory of
+    its own."""
     root = tmp_path_factory.mktemp("transitions")
     args = {"accuracy": 0.5, "conformity": 0.5, "seed": 3}
     task = strategyqa(data_path=str(STRATEGYQA))
@@ -357,6 +358,13 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, EvalLog]:
                    solver=SolverSpec("du_debate", {}, {}), limit=8, display="none",
                    log_dir=str(root / "plain"))  # fmt: skip
     assert scored.status == plain.status == "success"
+    # a log of a version whose solvers wrote no figures: the report computes them from the records
+    names = {f.name for f in FIGURES}
+    for sample in plain.samples or []:
+        sample.scores = {n: v for n, v in (sample.scores or {}).items() if n not in names}
+    assert plain.results is not None
+    plain.results.scores = [s for s in plain.results.scores if s.name not in names]
+    write_eval_log(plain, str(root / "older" / Path(plain.location).name))
     return root, scored
 
 
@@ -397,7 +405,7 @@ def test_the_report_and_samples_df_show_the_rates_scored_or_computed_from_the_re
         name: sum(s.scores[name].value for s in log.samples) / 8
         for name in ("first_majority_correct", "final_correct", *TRANSITIONS)
     }
-    for directory in ("scored", "plain"):  # the same seeds: the same debates
+    for directory in ("scored", "plain", "older"):  # the same seeds: the same debates
         [rows] = read_report(str(root / directory)).tables.values()
         [row] = rows
         assert row.first_correct == pytest.approx(rates["first_majority_correct"])
@@ -411,14 +419,16 @@ def test_the_report_and_samples_df_show_the_rates_scored_or_computed_from_the_re
             assert record[name] == sample.scores[name].value
         assert record["first_verdict_correct"] is None  # unscored: None, never 0
     plain = samples_df(str(root / "plain"), columns=SampleSummary + DebateColumns)
-    assert plain["final_correct"].isna().all()  # the summaries hold no transitions there
+    assert plain["final_correct"].tolist() == frame["final_correct"].tolist()
+    older = samples_df(str(root / "older"), columns=SampleSummary + DebateColumns)
+    assert older["final_correct"].isna().all()  # the summaries hold no transitions there
 
 
 def test_the_markdown_report_has_the_rate_columns(logs: tuple[Path, EvalLog]) -> None:
     root, _ = logs
-    text = to_markdown(read_report(str(root / "plain")), "logs")
+    text = to_markdown(read_report(str(root / "older")), "logs")
     assert "| first | final | R→R | W→R | R→W | W→W | Pareto |" in text
-    [row] = next(iter(read_report(str(root / "plain")).tables.values()))
+    [row] = next(iter(read_report(str(root / "older")).tables.values()))
     cells = [f"{getattr(row, f):.3f}" for f in ("first_correct", "final_correct", *TRANSITIONS)]
     assert " | ".join(cells) in text
 

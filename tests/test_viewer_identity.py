@@ -48,12 +48,17 @@ def inspect_eval(tmp_path: Path, *args: str) -> Path:
     ("solver", "task", "method"),
     [
         (cot(), "strategyqa", "cot"),
-        (voting(agents=2, max_turns=2, vote_turn=1), "strategyqa", "voting"),
-        (more(advocates=1, jurors=1), "mt_bench_judge", "more"),
+        (
+            voting(agents=2, max_turns=2, vote_turn=1),
+            "strategyqa",
+            "voting agents=2 max_turns=2 vote_turn=1",
+        ),
+        (more(advocates=1, jurors=1), "mt_bench_judge", "more jurors=1 advocates=1"),
     ],
     ids=["baseline", "decision", "judge"],
 )
 def test_every_sample_names_its_method_in_a_score_without_metrics(run, solver, task, method):
+    """The method and each option that differs from its defaults."""
     made = (
         strategyqa(data_path=str(STRATEGYQA))
         if task == "strategyqa"
@@ -77,7 +82,7 @@ def test_the_method_score_names_each_roles_model_and_survives_epochs(run) -> Non
     scores = [s.scores[METHOD] for s in log.samples]
     assert len(scores) == 4
     assert {(s.value, s.explanation) for s in scores} == {
-        ("du_debate", "agent_1, agent_2: madsim/x; agent_3: madsim/y")
+        ("du_debate agent_3=madsim/y", "agent_1, agent_2: madsim/x; agent_3: madsim/y")
     }
     # Inspect reduces a score over epochs only by its metrics: none here, so no reduction either
     assert METHOD not in {r.scorer for r in log.reductions or []}

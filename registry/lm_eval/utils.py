@@ -19,6 +19,20 @@ def local_path(metadata: dict[str, Any], name: str) -> str | None:
     return metadata.get(f"{name}_path") or os.environ.get(f"MAD_TASKS_{name.upper()}_PATH")
 
 
+def samples_of(name: str, make: Any) -> list[Any]:
+    """The Inspect task's samples; a source that cannot be read names lm-eval's ways to a file."""
+    from mad_tasks.tasks._data import DataUnavailable
+
+    try:
+        return list(make().dataset)
+    except DataUnavailable as e:
+        raise DataUnavailable(
+            e.what,
+            f'offline, pass a local file with --metadata \'{{"{name}_path": "FILE"}}\' or '
+            f"MAD_TASKS_{name.upper()}_PATH=FILE",
+        ) from None
+
+
 def split(docs: list[dict[str, Any]]) -> datasets.DatasetDict:
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(docs)})
 
@@ -26,7 +40,7 @@ def split(docs: list[dict[str, Any]]) -> datasets.DatasetDict:
 def strategyqa(**metadata: Any) -> datasets.DatasetDict:
     from mad_tasks.tasks.strategyqa import strategyqa as task
 
-    samples = task(data_path=local_path(metadata, "strategyqa")).dataset
+    samples = samples_of("strategyqa", lambda: task(data_path=local_path(metadata, "strategyqa")))
     return split(
         [
             {"id": str(s.id), "question": s.input, "target": s.target, "answer_format": "yesno"}
@@ -38,7 +52,8 @@ def strategyqa(**metadata: Any) -> datasets.DatasetDict:
 def musr(domain: str, metadata: dict[str, Any]) -> datasets.DatasetDict:
     from mad_tasks.tasks.musr import musr as task
 
-    samples = task(domain=domain, data_path=local_path(metadata, f"musr_{domain}")).dataset
+    path = local_path(metadata, f"musr_{domain}")
+    samples = samples_of(f"musr_{domain}", lambda: task(domain=domain, data_path=path))
     return split(
         [
             {

@@ -20,7 +20,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.util import RegistryInfo
 
 if TYPE_CHECKING:
-    from inspect_ai.solver import Solver, TaskState
+    from inspect_ai.solver import TaskState
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,22 @@ def sample_state() -> TaskState | None:
     return running()
 
 
+def task_scorer_names() -> list[str] | None:
+    """The names the running sample's task scores under (its scorers' unique names, as Inspect
+    gives them; [] for a task without scorers): a solver must not write a score of such a name
+    (Inspect then refuses the scorer). None when Inspect's internals moved: the solvers then
+    write their figures as `mad_tasks/<name>`, a name no task scorer has."""
+    try:
+        from inspect_ai.scorer._score import _scorers
+        from inspect_ai.scorer._scorer import unique_scorer_name
+    except ImportError:
+        return None
+    names: list[str] = []
+    for each in _scorers.get(None) or []:
+        names.append(unique_scorer_name(each, names))
+    return names
+
+
 def active_generate_config() -> GenerateConfig:
     """The eval's generation settings (`--temperature`, `--seed`, `--cache`, ...). An empty
     `GenerateConfig()` when Inspect's internals moved: the main model still gets the eval's
@@ -72,27 +88,33 @@ def _warn_settings_lost() -> None:
 
 
 @dataclass(frozen=True)
-class SolverRegistry:
-    """Inspect's registry calls that the short solver names need (no public API registers a
-    package's solver without its `package/` prefix)."""
+class ShortNames:
+    """Inspect's registry calls that the short solver and scorer names need (no public API
+    registers a package's object without its `package/` prefix)."""
 
-    has: Callable[[str], bool]  # a solver name already taken (by Inspect or any package)
-    register: Callable[[Callable[..., Solver], str], Any]  # add a factory under a name as given
+    has: Callable[[str, str], bool]  # (kind, name): already taken (by Inspect or any package)
+    register: Callable[[str, Callable[..., Any], str], Any]  # (kind, factory, name as given)
     label: Callable[[object, RegistryInfo], Any]  # set the registry info an object carries
 
 
-def solver_registry() -> SolverRegistry | None:
-    """Inspect's solver registry calls; None when Inspect's internals moved: the short names
-    (`--solver voting`) are then not registered, `_aliases.register_short_aliases` warns once
-    in one line, and every namespaced name (`--solver mad_tasks/voting`) works as before."""
+def short_names() -> ShortNames | None:
+    """Inspect's solver and scorer registry calls; None when Inspect's internals moved: the short
+    names (`--solver voting`, a figure's unprefixed score name) are then not registered,
+    `_aliases.register_short_aliases` warns once in one line, and every namespaced name
+    (`--solver mad_tasks/voting`, `mad_tasks/calls`) works as before."""
     try:
         from inspect_ai._util.registry import registry_has, set_registry_info
+        from inspect_ai.scorer._scorer import scorer_register
         from inspect_ai.solver._solver import solver_register
     except ImportError:
         return None
-    return SolverRegistry(
-        has=lambda name: registry_has("solver", name),
-        register=solver_register,
+    registers: dict[str, Callable[..., Any]] = {
+        "solver": solver_register,
+        "scorer": scorer_register,
+    }
+    return ShortNames(
+        has=lambda kind, name: registry_has(kind, name),  # type: ignore[arg-type]
+        register=lambda kind, factory, name: registers[kind](factory, name),
         label=set_registry_info,
     )
 

@@ -4,6 +4,9 @@ runs in."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from inspect_ai.model import ChatMessage, Content, ContentText, get_model, model_roles
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
@@ -15,7 +18,9 @@ from .engine.methods.d3 import VERDICT
 from .engine.records import DebateResult
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
+from .log_tags import label
 from .models.local import MODEL as LOCAL_MODEL
+from .scorers.figures import sample_figures
 
 # Models known to take text only: a non-text part sent to them would be dropped or rejected.
 TEXT_ONLY_MODELS = frozenset({LOCAL_MODEL})
@@ -34,21 +39,27 @@ NO_RESULT = (
 METHOD_SCORE = "mad_tasks/method"
 
 
-def save_result(state: TaskState, result: DebateResult) -> None:
-    """Keep the debate's record in the sample store, as JSON the log viewer shows, and its method
-    as the sample's `mad_tasks/method` score."""
+def save_result(state: TaskState, result: DebateResult, changed: Mapping[str, Any]) -> None:
+    """Keep the debate's record in the sample store, as JSON the log viewer shows, the run's label
+    as the sample's `mad_tasks/method` score (`changed`: the options that differ from the method's
+    defaults), and every figure that applies to the run as a score (the transitions, the calls
+    and tokens, the method's own figures: see `scorers.figures`)."""
     state.store.set(STORE_KEY, result.to_dict())
-    state.scores = {**(state.scores or {}), METHOD_SCORE: method_score(result)}
+    state.scores = {**(state.scores or {}), METHOD_SCORE: method_score(result, changed)}
+    state.scores |= sample_figures(state)
 
 
-def method_score(result: DebateResult) -> Score:
-    """The method as a label (`voting`), with the model each role ran on as the explanation."""
+def method_score(result: DebateResult, changed: Mapping[str, Any] | None = None) -> Score:
+    """The run's label (`du_debate agents=4 agent_3=madsim/y`: the method, the options `changed`
+    and the roles bound to a model of their own), with the model each role ran on as the
+    explanation."""
     roles = result.options.get("roles") or {}
     by_model: dict[str, list[str]] = {}
     for role, resolved in roles.items():
         by_model.setdefault(str(resolved.get("model")), []).append(role)
     explanation = "; ".join(f"{', '.join(rs)}: {model}" for model, rs in by_model.items())
-    return Score(value=result.method, explanation=explanation or None)
+    bound = {r: str(got.get("model")) for r, got in roles.items() if got.get("fallback") is None}
+    return Score(value=label(result.method, changed or {}, bound), explanation=explanation or None)
 
 
 def load_result(state: TaskState) -> DebateResult | None:

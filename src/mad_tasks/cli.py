@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .log_tags import tag_logs
+from .log_tags import MISSING, NO_LOGS, tag_logs
+from .tasks._data import DataUnavailable
 
 if TYPE_CHECKING:
     from .reproduce import Sweep
@@ -34,8 +35,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         if status:
             sys.exit(status)
         return
+    failed = False
     for log_file, outcome in tag_logs(args.paths):
         print(f"{log_file}: {outcome}")
+        failed = failed or outcome in (MISSING, NO_LOGS)
+    if failed:
+        sys.exit(1)
 
 
 def _add_report_commands(commands: Any) -> None:
@@ -119,6 +124,9 @@ def _add_reproduce_command(commands: Any) -> None:
 def _report(log_dir: str, out: str | None) -> int:
     from .logs_report import write_report  # pandas and matplotlib load only for this command
 
+    if not Path(log_dir).is_dir():
+        print(f"mad-tasks report: {log_dir}: no such directory", file=sys.stderr)
+        return 2
     written = write_report(log_dir, out or str(Path(log_dir) / "report"))
     for note in written.report.notes:
         print(note)
@@ -168,6 +176,10 @@ def _reproduce(args: argparse.Namespace) -> int:
         sweep, data, roles, shared = _prepare_reproduce(args)
     except (ValueError, LookupError) as error:
         print(f"mad-tasks reproduce: {error}", file=sys.stderr)
+        return 2
+    except DataUnavailable as error:
+        hint = "offline, pass each task's local file with --data TASK=FILE"
+        print(f"mad-tasks reproduce: {error.what}; {hint}", file=sys.stderr)
         return 2
     experiment = sweep.experiment
     runs = []

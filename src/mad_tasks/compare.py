@@ -28,6 +28,7 @@ from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create
 
 from . import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from .log_tags import run_tags
 
 
 def parse_option(text: str, flag: str) -> tuple[str, Any]:
@@ -129,7 +130,7 @@ def compare(
             model=list(models),
             task_args=dict(task_args or {}),
             solver=SolverSpec(choice.name, args, args),  # built from args_passed, as the CLI does
-            **eval_set_args,
+            **{**eval_set_args, "tags": run_tags(choice.name, args, eval_set_args)},
         )
         runs.append(SolverRun(choice, folder, success, logs))
     return runs

@@ -203,7 +203,7 @@ class InspectRuntime:
     async def call(self, call: Call) -> Reply:
         model = self.model_of(call.role).model
         config = generation_config(model, self.config, call)
-        messages: list[ChatMessage] = [_to_chat(m) for m in call.messages]
+        messages: list[ChatMessage] = [to_chat(m) for m in call.messages]
         cache = self._cache(call)
         since = transcript().history.event_count
         token = current_call.set(call)
@@ -268,7 +268,7 @@ async def _named_span(name: str, type: str) -> AsyncIterator[None]:
         _innermost_span.reset(token)
 
 
-def _to_chat(m: Msg) -> ChatMessage:
+def to_chat(m: Msg) -> ChatMessage:
     """Text parts become Inspect text content; every other part is Inspect's own, sent as it is."""
     if isinstance(m.content, str):
         return _MESSAGE[m.role](content=m.content)

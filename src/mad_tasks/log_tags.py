@@ -4,13 +4,15 @@ The viewer's eval list names a log by its task and main model; its Tags column i
 run's method can show, and no solver can set a tag during its run. `tag_logs` adds one tag
 afterwards, from what the log's header records, through Inspect's public edit API
 (`edit_eval_log`: the edit is kept in the log with its provenance; the eval's spec is untouched).
-`inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time.
+`inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time, as
+`mad-tasks compare` and `mad-tasks reproduce` do; each sample's `method` score carries the same
+label (`label`), so the samples lists tell runs apart too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from inspect_ai.log import (
 
 PREFIX = "mad_tasks/"
 MAX_VALUE = 40  # characters of an option's value in its tag (templates can be long)
+MISSING, NO_LOGS = "no such file or directory", "no logs found"
 
 
 def run_label(log: EvalLog) -> str | None:
@@ -38,12 +41,25 @@ def run_label(log: EvalLog) -> str | None:
     if method is None:  # the task's own solver: the plan's last step from this package, if any
         ours = [step.solver for step in log.plan.steps if step.solver.startswith(PREFIX)]
         method, given = (ours[-1] if ours else None), {}
-    parts = [method.removeprefix(PREFIX)] if method else []
-    parts += [f"{name}={_shown(value)}" for name, value in (given or {}).items()]
-    for role, config in (spec.model_roles or {}).items():
-        configs = config if isinstance(config, list) else [config]
-        parts.append(f"{role}={','.join(c.model for c in configs)}")
-    return " ".join(parts) or None
+    roles = {
+        role: ",".join(c.model for c in (config if isinstance(config, list) else [config]))
+        for role, config in (spec.model_roles or {}).items()
+    }
+    return label(method.removeprefix(PREFIX) if method else None, given or {}, roles) or None
+
+
+def label(method: str | None, options: Mapping[str, Any], roles: Mapping[str, str]) -> str:
+    """A run's label: the method, then `name=value` for each option and each bound role."""
+    parts = [method] if method else []
+    parts += [f"{name}={_shown(value)}" for name, value in options.items()]
+    return " ".join(parts + [f"{role}={model}" for role, model in roles.items()])
+
+
+def run_tags(method: str, options: Mapping[str, Any], eval_args: Mapping[str, Any]) -> list[str]:
+    """The tags of a run started from Python (`compare`, `reproduce`): those `eval_args` give,
+    then the run's label from the method, its options and the roles `eval_args` bind."""
+    roles = {role: str(model) for role, model in (eval_args.get("model_roles") or {}).items()}
+    return [*(eval_args.get("tags") or []), label(method, options, roles)]
 
 
 def _shown(value: Any) -> str:
@@ -56,8 +72,11 @@ def tag_logs(paths: Sequence[str]) -> list[tuple[str, str]]:
     label; returns `(log, what was done)` per log. A log still running is left alone."""
     done = []
     for path in paths:
+        if "://" not in path and not Path(path).exists():
+            done.append((path, MISSING))
+            continue
         files = [path] if Path(path).is_file() else [_local(i.name) for i in list_eval_logs(path)]
-        done += [_tag(log_file) for log_file in files] or [(path, "no logs found")]
+        done += [_tag(log_file) for log_file in files] or [(path, NO_LOGS)]
     return done
 
 

@@ -69,8 +69,8 @@ class RoundRuntime:
                 for (_, waiting), reply in zip(batch, replies):
                     waiting.set_result(reply)
             return [t.result() for t in tasks]
-        finally:
-            unfinished = [t for t in tasks if not t.done()]
+        finally:  # every task left, the debates' children included: none is left pending
+            unfinished = [t for t in asyncio.all_tasks(loop) if not t.done()]
             for t in unfinished:
                 t.cancel()
             if unfinished:

@@ -23,6 +23,7 @@ import contextlib
 import inspect
 import json
 import logging
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
 from lm_eval.api.registry import get_model, register_model
 from lm_eval.models.api_models import JsonChatStr
-from lm_eval.utils import hash_string
+from lm_eval.utils import hash_string, simple_parse_args_string
 
 from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
@@ -43,6 +44,8 @@ from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply, Runtime
 from ..engine.session import Problem, Session
+from ..models.offline import SimulatedReplies, is_simulated
+from ..tasks._data import DataUnavailable
 from .batch_runtime import RoundRuntime
 from .setup import SETUP, not_hosted
 
@@ -168,7 +171,8 @@ class MadLM(LM):
     method: any answer-producing method of the catalogue (`engine/catalogue.py`); du_debate by
         default.
     inner, inner_args: the lm-eval backend every agent runs on and its arguments (a JSON object;
-        in k=v form, `inner.<arg>=value` each).
+        in k=v form, `inner.<arg>=value` each); `madsim` (or `madsim/<name>`) is the project's
+        simulated model, offline, with its arguments (`answers`: a JSONL file of the gold answers).
     inner_format: chat (the inner model's chat template, default) or text (a plain transcript,
         for a model without one).
     final_format: how the output writes the final answer, holding {answer} (default: {answer}).
@@ -222,6 +226,14 @@ class MadLM(LM):
             self.run_method = spec.prepare(self.options, SETUP)
         except OptionError as e:
             raise e.of(KIND) from None
+        self.simulated: SimulatedReplies | None = None
+        if is_simulated(inner_name):  # offline: the project's simulated model, by the calls
+            self.model = inner_name if "/" in inner_name else f"{inner_name}/x"
+            try:
+                self.simulated = SimulatedReplies(self.model, **args)
+            except (TypeError, ValueError) as e:
+                raise OptionError("inner_args", args, f"madsim's arguments ({e})", KIND) from None
+            return
         # lm-eval's batch size and device go to the inner backend, unless its own args set them
         run = {"batch_size": batch_size, "max_batch_size": max_batch_size, "device": device}
         extra = {k: v for k, v in run.items() if v is not None and k not in args}
@@ -316,6 +328,8 @@ class MadLM(LM):
         """One round's calls of every debate, as one batch of the inner backend. lm-eval backends
         return text only: the calls' token usage is unknown (recorded as such, never as 0)."""
         logger.info("mad: %d agent calls to %s", len(calls), self.model)
+        if self.simulated is not None:  # it answers the calls themselves, usage included
+            return self.simulated.replies(calls)
         batch = [
             Instance("generate_until", {}, (self._prompt(c), self._sampling(c)), i)
             for i, c in enumerate(calls)
@@ -360,9 +374,47 @@ class MadLM(LM):
         )
 
 
+def run_name(model_args: Any) -> str | None:
+    """`mad_<method>_<inner model>`, the name of a mad run's output folder and model in lm-eval's
+    results (lm-eval takes it from a `model` or `pretrained` argument, which the mad model has
+    not, and else makes up a random one); None for other model arguments."""
+    if isinstance(model_args, str):
+        try:
+            model_args = (
+                json.loads(model_args)
+                if model_args.lstrip().startswith("{")
+                else simple_parse_args_string(model_args)
+            )
+        except ValueError:
+            return None
+    if not isinstance(model_args, dict) or "inner" not in model_args:
+        return None
+    inner = model_args.get("inner_args")
+    inner = json.loads(inner) if isinstance(inner, str) and inner.startswith("{") else inner
+    named = next(
+        (
+            str(v)
+            for k in ("model", "pretrained")
+            if isinstance(inner, dict) and (v := inner.get(k))
+        ),
+        model_args.get("inner.model") or model_args.get("inner.pretrained"),
+    )
+    parts = ["mad", str(model_args.get("method", "du_debate")), str(model_args["inner"])]
+    return "_".join(parts + ([str(named)] if named else []))
+
+
 def main() -> None:
     """`mad-lm-eval`: lm-eval's command line (same arguments) with `--model mad` registered.
-    lm-eval 0.4.13 finds models only among its own; importing this module registered `mad`."""
+    lm-eval 0.4.13 finds models only among its own; importing this module registered `mad`. A
+    mad run's output is named after its method and inner model (`run_name`)."""
     from lm_eval.__main__ import cli_evaluate
+    from lm_eval.loggers.evaluation_tracker import GeneralConfigTracker
 
-    cli_evaluate()
+    lm_evals = GeneralConfigTracker._get_model_name
+    GeneralConfigTracker._get_model_name = staticmethod(
+        lambda args: run_name(args) or lm_evals(args)
+    )
+    try:
+        cli_evaluate()
+    except (OptionError, DataUnavailable) as e:  # a user's error: its message, no traceback
+        sys.exit(f"mad-lm-eval: {e}")

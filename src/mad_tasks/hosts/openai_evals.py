@@ -44,6 +44,7 @@ from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply
 from ..engine.session import Problem, Session
 from ..engine.spec import MethodSpec, Run
+from ..models.offline import SimulatedReplies, is_simulated
 from .openai_runtime import Endpoint, OpenAIRuntime
 from .setup import SETUP
 
@@ -189,6 +190,8 @@ def endpoints(
     """The default endpoint and each role's own. A role's model is a name, or a mapping with any
     of `model`, `base_url`, `api_key`, the others taken from the defaults."""
     key = optional(text, "api_key", api_key) or os.environ.get("OPENAI_API_KEY")
+    if key is None and is_simulated(str(model)):
+        key = "none"  # the simulated model answers offline and checks no key
     if key is None:
         raise OptionError(
             "api_key",
@@ -218,6 +221,19 @@ def endpoints(
             text(f"roles.{role}.api_key", fields["api_key"]),
         )
     return default, bound
+
+
+def _madsim_args(value: Any) -> dict[str, Any]:
+    """`madsim_args`: the simulated model's arguments (`answers`, `accuracy`, ...), checked now."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise OptionError("madsim_args", value, "a mapping of the simulated model's arguments")
+    try:
+        SimulatedReplies(**value)
+    except (TypeError, ValueError) as e:
+        raise OptionError("madsim_args", value, f"the simulated model's arguments ({e})") from None
+    return dict(value)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -262,10 +278,12 @@ class _DebateFn(ABC):
         base_url: Any,
         api_key: Any,
         roles: Any,
+        madsim_args: Any,
     ) -> Run:
         """The endpoints and the method prepared (`OptionError` for any bad argument)."""
         self.options = options
         self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
+        self.madsim_args = _madsim_args(_typed(madsim_args))
         return spec.prepare(options, SETUP)
 
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
@@ -281,7 +299,9 @@ class _DebateFn(ABC):
 
     async def _debate(self, problem: Problem, method: Run) -> tuple[DebateResult, OpenAIRuntime]:
         opts = self.options
-        async with OpenAIRuntime(self.roles, self.default, _record_sampling) as runtime:
+        async with OpenAIRuntime(
+            self.roles, self.default, _record_sampling, self.madsim_args
+        ) as runtime:
             session = Session(
                 runtime,
                 problem,
@@ -299,7 +319,9 @@ class DebateCompletionFn(_DebateFn):
 
     `method`: any answer-producing method of the catalogue (`engine/catalogue.py`; du_debate by
     default). `model`, `base_url`, `api_key`: the default endpoint
-    (`api_key` defaults to OPENAI_API_KEY, `base_url` to the client's default). `roles`: a model
+    (`api_key` defaults to OPENAI_API_KEY, `base_url` to the client's default); a model
+    `madsim/<name>` is the project's simulated model, offline and keyless, with `madsim_args`
+    its arguments (`answers`: a JSONL file of the gold answers, which it cannot know otherwise). `roles`: a model
     or an endpoint per role (`agent`, `agent_1`, ...). `choices`: with `answer_format=choice`, how
     many lettered options the question lists. Every other keyword is an option of the method, as
     its solver takes it (`agents=5`, `answer_format=yesno`; the format defaults to text, since
@@ -313,6 +335,7 @@ class DebateCompletionFn(_DebateFn):
         api_key: str | None = None,
         roles: Mapping[str, Any] | None = None,
         choices: int | None = None,
+        madsim_args: Mapping[str, Any] | None = None,
         registry: Any = None,
         **options: Any,
     ) -> None:
@@ -323,7 +346,7 @@ class DebateCompletionFn(_DebateFn):
             opts: Answering = spec.factory(KIND, answer_format="text")(**given)
             self.fmt = answer_format(opts.answer_format, _typed(choices))
             self.templates = opts.templates
-            self.run = self._setup(spec, opts, model, base_url, api_key, roles)
+            self.run = self._setup(spec, opts, model, base_url, api_key, roles, madsim_args)
         except OptionError as e:
             raise e.of(KIND) from None
 
@@ -395,6 +418,7 @@ class JudgeCompletionFn(_DebateFn):
         roles: Mapping[str, Any] | None = None,
         ask: str = BATTLE_ASK,
         verdicts: Mapping[str, str] | None = None,
+        madsim_args: Mapping[str, Any] | None = None,
         registry: Any = None,
         **options: Any,
     ) -> None:
@@ -405,7 +429,7 @@ class JudgeCompletionFn(_DebateFn):
             opts: CourtOptions = spec.factory(KIND)(**given)
             self.ask = text("ask", ask)
             self.verdicts = _verdicts(verdicts)
-            self.judge = self._setup(spec, opts, model, base_url, api_key, roles)
+            self.judge = self._setup(spec, opts, model, base_url, api_key, roles, madsim_args)
         except OptionError as e:
             raise e.of(KIND) from None
 

@@ -18,6 +18,7 @@ from openai import AsyncOpenAI, BadRequestError
 
 from ..engine.content import Msg
 from ..engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
+from ..models.offline import SimulatedReplies, is_simulated
 
 T = TypeVar("T")
 
@@ -87,10 +88,14 @@ class OpenAIRuntime:
         roles: Mapping[str, Endpoint],
         default: Endpoint,
         on_reply: OnReply | None = None,
+        madsim_args: Mapping[str, Any] | None = None,
     ) -> None:
         self.roles = roles
         self.default = default
         self.on_reply = on_reply
+        # an endpoint whose model is `madsim/<name>` is answered offline by the simulated model
+        self.madsim_args = dict(madsim_args or {})
+        self._simulated: dict[str, SimulatedReplies] = {}
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
         # every role called, as its record names it: {"model", "base_url", "fallback"}
         self.resolved: dict[str, dict[str, str | None]] = {}
@@ -124,6 +129,11 @@ class OpenAIRuntime:
         if call.logprobs:
             settings["logprobs"] = True
         messages: list[Any] = [chat_message(m) for m in call.messages]
+        if is_simulated(endpoint.model):
+            reply = await self._simulator(endpoint.model).reply(call)
+            if self.on_reply is not None:
+                self.on_reply(call, messages, reply)
+            return reply
         create = self._client(endpoint).chat.completions.create
         try:
             response = await create(model=endpoint.model, messages=messages, **settings)
@@ -142,6 +152,11 @@ class OpenAIRuntime:
         if self.on_reply is not None:
             self.on_reply(call, messages, reply)
         return reply
+
+    def _simulator(self, model: str) -> SimulatedReplies:
+        if model not in self._simulated:
+            self._simulated[model] = SimulatedReplies(model, **self.madsim_args)
+        return self._simulated[model]
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         return list(await asyncio.gather(*calls))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -18,11 +19,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
 HOST = "127.0.0.1"  # never listen beyond this machine
+SERVER_MODULE = "llama_cpp.server"  # what `python -m` runs; a process is ours when it runs this
 ALIAS = "gemma-3-270m"
 MODEL = f"llama-cpp-python/{ALIAS}"  # the Inspect model spec
 # the longest demo call measured ~1,100 tokens; a longer prompt comes back as a model_length
@@ -105,7 +108,7 @@ def start_server(
         fmt = ["--chat_format", chat_format]
     threads = str(os.cpu_count() or 1)
     cmd = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
+        sys.executable, "-m", SERVER_MODULE, "--model", str(model), "--model_alias", ALIAS,
         "--host", HOST, "--port", str(port), "--n_ctx", str(N_CTX),
         "--n_threads", threads, "--n_threads_batch", threads,
         "--logits_all", "False",  # its default scores every prompt token: prompts ran 4x slower
@@ -148,7 +151,9 @@ def stop_process(pid: int, timeout: float = 10) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, port: int | None = None) -> bool:
+    """Whether `pid` is a server of ours (on `port`, if given): known by its process, never by
+    whether it answers in time, since a server busy generating may not answer for a while."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -156,8 +161,10 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     cmdline = Path(f"/proc/{pid}/cmdline")
-    # a recycled pid must not pass for our server
-    return not cmdline.exists() or b"llama_cpp.server" in cmdline.read_bytes()
+    if not cmdline.exists():  # no /proc to tell a recycled pid by: the pid alone
+        return True
+    args = cmdline.read_bytes().split(b"\0")
+    return SERVER_MODULE.encode() in args and (port is None or str(port).encode() in args)
 
 
 # --- the shared server recorded in the cache dir (serve / stop / demo) ---
@@ -179,42 +186,65 @@ def _state_file() -> Path:
     return cache_dir() / "server.json"
 
 
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """One `serve`/`stop` at a time on this machine: two at once would both find no server and
+    both start one."""
+    with open(cache_dir() / "server.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def running() -> Server | None:
+    """The recorded server while its process runs, however busy; None when there is none."""
     try:
         state = json.loads(_state_file().read_text())
         server = Server(int(state["pid"]), int(state["port"]), str(state["chat_format"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return server if _alive(server.pid) and answers(server.port) else None
+    return server if _alive(server.pid, server.port) else None
 
 
 def serve(port: int | None = None, chat_format: str | None = None) -> Server:
     """Start the shared server, or return the one already running if it matches the request."""
-    server = running()
-    if server is not None:
-        if (port and port != server.port) or (chat_format and chat_format != server.chat_format):
-            raise RuntimeError(
-                f"a server is already running (port {server.port}, chat format "
-                f"{server.chat_format}): stop it first with `mad-local stop`"
-            )
+    with _locked():
+        server = running()
+        if server is not None:
+            if (port and port != server.port) or (
+                chat_format and chat_format != server.chat_format
+            ):
+                raise RuntimeError(
+                    f"a server is already running (port {server.port}, chat format "
+                    f"{server.chat_format}): stop it first with `mad-local stop`"
+                )
+            return server
+        port = port or free_port()
+        chat_format = chat_format or "transcript"
+        proc = start_server(port, chat_format)
+        server = Server(proc.pid, port, chat_format, started=True)
+        state = {"pid": server.pid, "port": server.port, "chat_format": chat_format}
+        _state_file().write_text(json.dumps(state))
         return server
-    port = port or free_port()
-    chat_format = chat_format or "transcript"
-    proc = start_server(port, chat_format)
-    server = Server(proc.pid, port, chat_format, started=True)
-    state = {"pid": server.pid, "port": server.port, "chat_format": chat_format}
-    _state_file().write_text(json.dumps(state))
-    return server
 
 
-def stop() -> bool:
-    """Stop the shared server; False if none was running."""
-    server = running()
-    _state_file().unlink(missing_ok=True)
-    if server is None:
-        return False
-    stop_process(server.pid)
-    return True
+def stop(only: Server | None = None) -> bool:
+    """Stop the shared server (`only`: that server, and only while it is still the recorded one,
+    so a demo never stops a server another command started); False if none was running."""
+    with _locked():
+        server = running()
+        if server is None or (only is not None and server.pid != only.pid):
+            if server is None:
+                _state_file().unlink(missing_ok=True)
+            if only is not None and _alive(only.pid, only.port):
+                stop_process(only.pid)  # ours, though no longer the recorded one
+                return True
+            return False
+        _state_file().unlink(missing_ok=True)
+        stop_process(server.pid)
+        return True
 
 
 def inspect_hint(server: Server) -> str:
@@ -252,7 +282,7 @@ def demo(
             elapsed = time.monotonic() - start
     finally:
         if server.started:
-            stop()
+            stop(only=server)
     logs = sorted(Path(log_dir).glob("*.eval"), key=lambda p: p.stat().st_mtime)
     print(f"\ninspect eval finished in {elapsed:.0f} s (exit code {rc})")
     if logs:

@@ -15,6 +15,7 @@ from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create
 
 from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from ..log_tags import run_tags
 from .experiments import (
     MAX_RUNS,
     PREFIX,
@@ -112,7 +113,11 @@ def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_arg
         solver=SolverSpec(row.solver, args, args),  # built from args_passed, as the CLI does
         epochs=sweep.epochs,
         # a file's changed args or scorers make new logs beside the old ones, not an error
-        **{"log_dir_allow_dirty": True, **eval_set_args},
+        **{
+            "log_dir_allow_dirty": True,
+            **eval_set_args,
+            "tags": run_tags(row.solver, args, eval_set_args),
+        },
     )
     return RowRun(row, folder, success, logs)
 

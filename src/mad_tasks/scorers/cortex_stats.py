@@ -13,7 +13,7 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.methods.cortex_records import CortexRecord
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 NOT_CORTEX = "no CortexDebate record in the sample store"
 NO_USAGE = "no call reported token usage, so what the calls read cannot be measured"
@@ -42,7 +42,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
         return Missing(NO_RESULT)
     record = result.record
     if not isinstance(record, CortexRecord):
-        return Missing(NOT_CORTEX)
+        return NotApplicable(NOT_CORTEX)
     all_stats, context = record.stats(), record.context
     stats: dict[str, int | float | Missing] = {f.name: all_stats[f.name] for f in FIGURES}
     if context.ratio is None:  # no usage: the token figures would read 0, or a ratio of 1

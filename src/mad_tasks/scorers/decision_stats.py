@@ -45,7 +45,7 @@ from ..engine.records import DebateResult
 from ._epochs import by_sample
 from ._options import scorer_options
 from .answers import gold_keys
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 NOT_DECISION = "no decision-protocol debate record in the sample store"
 UNDER_TWO = "fewer than two agents hold an answer, so there is no pair to compare"
@@ -125,7 +125,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
         return Missing(NO_RESULT)
     record = result.record
     if not isinstance(record, DecisionRecord):
-        return Missing(NOT_DECISION)
+        return NotApplicable(NOT_DECISION)
     stats = record.stats(result.calls, record.answer_cosine)
     challenge, counts = challenge_figures(record, _format(state, result), target)
     values: dict[str, int | float | Missing] = {
@@ -162,7 +162,8 @@ def challenge_figures(
             if stage.setting == "wrong"
             else NOTHING_SHOWN
         )
-        return {f.name: Missing(why) for f in CHALLENGE_FIGURES}, {}
+        missing = NotApplicable if stage is None else Missing
+        return {f.name: missing(why) for f in CHALLENGE_FIGURES}, {}
     gold = gold_keys(fmt, target.target)
 
     def right(answer: str | None) -> int:

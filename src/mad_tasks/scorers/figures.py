@@ -8,9 +8,15 @@ column on every screen. So every statistic this package reports is a registered 
 sample's Scoring tab, `inspect score --scorer mad_tasks/<name>`. A family's factory
 (`debate_stats()`, `decision_stats()`, ...) returns its figures' scorers for a task's scorer list.
 
-A figure a sample does not have (no swap, no vote held, no usage reported, another method's record)
-is `Score.unscored` with the reason: the metrics and the epoch reducer leave it out, the viewer shows
-"(scored/total)" beside the figure and the reason on the sample's Scoring tab. Every score's
+Every solver of this package writes, into each sample's scores, the figures that apply to the run
+that answered (`sample_figures`): the eval's results and the samples lists then show, with no
+scorer listed and no re-scoring, the transitions and the method's own figures, and no figure of
+another method. A figure that does not apply to the run (another method's record, a stage that was
+off: no swap, no challenge) is `NotApplicable` and left out there. A figure that applies but that a
+sample does not have (no usage reported, no vote held) is `Score.unscored` with the reason: the
+metrics and the epoch reducer leave it out, the viewer shows "(scored/total)" beside the figure and
+the reason on the sample's Scoring tab. Run as a scorer (`inspect score --scorer
+mad_tasks/<name>`), a figure that does not apply is unscored with its reason too. Every score's
 explanation says what the figure counts. A metric of this package that computes more than a mean
 returns its values by name (`{"tie_rate": 0.2}`), so the log names them without the `mad_tasks/`
 prefix Inspect gives a package's scalar metrics: no figure name carries a prefix.
@@ -18,6 +24,9 @@ prefix Inspect gives a package's scalar metrics: no figure name carries a prefix
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,12 +35,25 @@ from typing import Any
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from .._aliases import register_short_aliases
+from .._inspect_compat import task_scorer_names
+
 
 @dataclass(frozen=True)
 class Missing:
     """Why a sample has no value for a figure (or for a whole family)."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class NotApplicable(Missing):
+    """A figure (or a whole family) that does not apply to the run that answered: another method's
+    record, a stage the options left off. Left out of the sample's scores the solver writes; a
+    task's scorer that asks for it gets `value` where there is one (a verdict read from the
+    output of a solver that is no judge), else an unscored score with the reason."""
+
+    value: int | float | None = None
 
 
 @dataclass(frozen=True)
@@ -74,19 +96,26 @@ def memo(read: Reader) -> Reader:
     return reading
 
 
+def _score(figure: Figure, got: Reading | Missing, asked: bool) -> Score | None:
+    """The figure's score; None where it does not apply and nobody `asked` (a solver writing
+    the figures of its run, rather than a task's scorer)."""
+    value = got if isinstance(got, Missing) else got.values[figure.name]
+    if isinstance(value, NotApplicable):
+        if not asked:
+            return None
+        value = value if value.value is None else value.value
+    if isinstance(value, Missing):
+        return Score.unscored(reason=value.reason, explanation=figure.meaning)
+    metadata = got.metadata.get(figure.name) if isinstance(got, Reading) else None
+    return Score(value=value, explanation=figure.meaning, metadata=metadata)
+
+
 def figure_scorer(figure: Figure, read: Reader) -> Callable[[], Scorer]:
     """Register the scorer of one figure, read from a sample by `read` (a family's reader)."""
 
     def build() -> Scorer:
-        async def score(state: TaskState, target: Target) -> Score:
-            got = read(state, target)
-            value = got if isinstance(got, Missing) else got.values[figure.name]
-            if isinstance(value, Missing):
-                return Score.unscored(reason=value.reason, explanation=figure.meaning)
-            assert isinstance(got, Reading)
-            return Score(
-                value=value, explanation=figure.meaning, metadata=got.metadata.get(figure.name)
-            )
+        async def score(state: TaskState, target: Target) -> Score | None:
+            return _score(figure, read(state, target), asked=True)
 
         return score
 
@@ -95,7 +124,56 @@ def figure_scorer(figure: Figure, read: Reader) -> Callable[[], Scorer]:
     return scorer(metrics=[mean(), *figure.metrics], name=figure.name)(build)
 
 
-def family(figures: Sequence[Figure], read: Reader) -> list[Callable[[], Scorer]]:
-    """The registered scorers of a family's figures, all reading a sample once through `read`."""
+@dataclass(frozen=True)
+class Family:
+    figures: Sequence[Figure]
+    read: Reader  # not memoized: a solver reads the record it has just written
+    rank: int  # where its figures come in a sample's scores: did it help, the method's, the costs
+
+
+FAMILIES: list[Family] = []
+PREFIX = "mad_tasks/"
+SHORT: set[str] = set()  # the figures registered under their bare name (unless another holds it)
+
+
+def family(figures: Sequence[Figure], read: Reader, rank: int = 1) -> list[Callable[[], Scorer]]:
+    """The registered scorers of a family's figures, all reading a sample once through `read`;
+    the family's figures are then among those a solver writes (`sample_figures`), in the order
+    of `rank` (0: whether the debate helped, 1: a method's own figures, 2: its costs)."""
+    FAMILIES.append(Family(figures, read, rank))
     shared = memo(read)
-    return [figure_scorer(f, shared) for f in figures]
+    scorers = [figure_scorer(f, shared) for f in figures]
+    SHORT.update(register_short_aliases(scorers, "scorer"))
+    return scorers
+
+
+def score_name(figure: str) -> str:
+    """A figure's key in a sample's scores: its bare name where this package registered it (Inspect
+    finds a solver-written score's metrics by that name), else `mad_tasks/<name>`."""
+    return figure if figure in SHORT else PREFIX + figure
+
+
+def sample_figures(state: TaskState) -> dict[str, Score]:
+    """Every figure that applies to the run that answered the sample, by its score name, but
+    those the task scores itself (a task that lists `debate_stats()`: Inspect refuses a scorer
+    whose name a solver already wrote)."""
+    _import_families()
+    taken = task_scorer_names()
+    scores: dict[str, Score] = {}
+    for each in sorted(FAMILIES, key=lambda f: f.rank):
+        got = each.read(state, state.target)
+        if isinstance(got, NotApplicable):
+            continue
+        for figure in each.figures:
+            name = score_name(figure.name) if taken is not None else PREFIX + figure.name
+            score = _score(figure, got, asked=False)
+            if score is not None and name not in (taken or ()):
+                scores[name] = score
+    return scores
+
+
+@functools.cache
+def _import_families() -> None:
+    """Every scorer module of this package, imported once: each family registers as it loads."""
+    for module in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
+        importlib.import_module(f"{__package__}.{module.name}")

@@ -45,7 +45,7 @@ from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.protocols.d3 import cohen_kappa as kappa
 from ..engine.records import DebateResult
 from ._epochs import by_sample
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 # each sample's score metadata, one dict per epoch
 Samples = list[list[dict[str, Any]]]
@@ -249,25 +249,51 @@ FIGURES = [
 ]  # fmt: skip
 
 
+NOT_A_JUDGE = "not a judge: the record is of a method that answers the question"
+
+
 def read(state: TaskState, target: Target) -> Reading:
     verdict, result, record = judged(state)
     method = result.method if result is not None else None
-    why = not_measured(method, record, bool(result and result.options.get("swap")))
+    swap = bool(result and result.options.get("swap"))
+    why = not_measured(method, record, swap)
     stats = record.stats() if record is not None else {}
     consistent, stopped = stats.get("position_consistent"), stats.get("early_stop")
-    return Reading(
-        {
-            "tie": int(verdict == TIE),
-            "abstained": int(verdict is None),
-            "position_consistent": (
-                Missing(why["position_consistent"]) if consistent is None else int(consistent)
-            ),
-            "early_stop": Missing(why["early_stop"]) if stopped is None else stopped,
+    # a judge with swap off, or without a round limit, never measures them
+    off = {
+        "position_consistent": Missing if swap else NotApplicable,
+        "early_stop": Missing if record is not None and record.max_rounds else NotApplicable,
+    }
+    values: dict[str, int | float | Missing] = {
+        "tie": int(verdict == TIE),
+        "abstained": int(verdict is None),
+        "position_consistent": (
+            off["position_consistent"](why["position_consistent"])
+            if consistent is None
+            else int(consistent)
+        ),
+        "early_stop": off["early_stop"](why["early_stop"]) if stopped is None else stopped,
+    }
+    if result is not None and record is None:  # an answer method: a verdict only if a task asks
+        values |= {
+            name: NotApplicable(NOT_A_JUDGE, value)
+            for name, value in values.items()
+            if not isinstance(value, Missing)
         }
-    )
+    return Reading(values)
 
 
 SCORERS = family(FIGURES, read)
+
+
+VERDICT_FIGURES = ("tie", "abstained")
+
+
+def verdict_stats() -> list[Scorer]:
+    """The scorers of the figures any solver's verdict has (ties, abstentions): what a judge task
+    lists, so that a solver that is no D3 judge has them too (its verdict read from its output);
+    a D3 judge's own figures (position consistency, early stops) its solver writes."""
+    return [make() for make, f in zip(SCORERS, FIGURES, strict=True) if f.name in VERDICT_FIGURES]
 
 
 def judge_stats() -> list[Scorer]:

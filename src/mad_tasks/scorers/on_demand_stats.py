@@ -12,7 +12,7 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.methods.on_demand_records import OnDemandRecord
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 NOT_ON_DEMAND = "no on_demand record in the sample store"
 NO_SIGNAL = "the trigger reads no signal (always or never), or none could be read"
@@ -33,10 +33,12 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
         return Missing(NO_RESULT)
     record = result.record
     if not isinstance(record, OnDemandRecord):
-        return Missing(NOT_ON_DEMAND)
+        return NotApplicable(NOT_ON_DEMAND)
     stats = record.stats()
+    # a trigger that reads nothing (always, never) never has a signal; one that reads may fail to
+    why = Missing(NO_SIGNAL) if record.source else NotApplicable(NO_SIGNAL)
     values: dict[str, int | float | Missing] = {
-        name: Missing(NO_SIGNAL) if value is None else value for name, value in stats.items()
+        name: why if value is None else value for name, value in stats.items()
     }
     detail = {"source": record.source, "threshold": record.threshold, "reason": record.reason}
     return Reading(values, {"debated": detail})

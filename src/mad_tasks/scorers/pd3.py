@@ -55,7 +55,7 @@ from ..engine.options import Options, option
 from ..engine.protocols.pd3 import match_counts, origin, overlap, prec_at_k, weighted
 from ._epochs import by_sample
 from ._options import takes
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 MAX_K = 100  # ids a Task-1 output lists (the paper: 5 of 30); a scorer makes no model call
 _TAG = re.compile(r"\[result\]", re.IGNORECASE)
@@ -303,13 +303,15 @@ NOT_FEEDBACK = "the sample's record is a PD³ retrieval, not the feedback on a p
 
 
 def _names(figures: list[Figure], reason: str) -> dict[str, int | float | Missing]:
-    return {f.name: Missing(reason) for f in figures}
+    return {f.name: NotApplicable(reason) for f in figures}
 
 
 def _retrieval(record: PD3Record) -> Reading:
     stats = record.stats()
     # only the lexical baseline forms no groups, and only it lacks a per-group mean or a vote
-    none = Missing(f"the {record.variant} baseline forms no groups: no call, vote or cut to count")
+    none = NotApplicable(
+        f"the {record.variant} baseline forms no groups: no call, vote or cut to count"
+    )
     values: dict[str, int | float | Missing] = {}
     for f in RETRIEVAL_FIGURES:
         value = stats[f.name.removeprefix("pd3_")]
@@ -340,7 +342,7 @@ def _feedback(record: FeedbackRecord) -> Reading:
         elif side in sides:
             values[f.name] = Missing(f"no judge sample of side {side} gave a readable score")
         else:
-            values[f.name] = Missing(f"the feedback scored no side {side} (not a pair)")
+            values[f.name] = NotApplicable(f"the feedback scored no side {side} (not a pair)")
     metadata = {
         f"pd3_score_{s.side.lower()}": {"scores": list(s.scores)} for s in record.sides if s.side
     }
@@ -355,7 +357,7 @@ def read_stats(state: TaskState, target: Target) -> Reading | Missing:
         return _retrieval(result.record)
     if isinstance(result.record, FeedbackRecord):
         return _feedback(result.record)
-    return Missing(NOT_PD3)
+    return NotApplicable(NOT_PD3)
 
 
 STATS_SCORERS = family([*RETRIEVAL_FIGURES, *FEEDBACK_FIGURES], read_stats)

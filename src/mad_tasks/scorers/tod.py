@@ -64,7 +64,7 @@ from ..engine.records import CallRecord, DebateResult, token_totals
 from ..engine.session import Problem, Session
 from ..inspect_runtime import SETUP, InspectRuntime
 from ._options import takes
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 from .judges import SelfGrading
 
 METRICS = [mean(), stderr()]
@@ -387,13 +387,15 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
         return Missing(NO_RESULT)
     record = result.record
     if not isinstance(record, TreeRecord):
-        return Missing(NOT_TREE)
+        return NotApplicable(NOT_TREE)
     stats = record.stats()
     values: dict[str, int | float | Missing] = {
         name: Missing(NO_JUDGED) if value is None else value for name, value in stats.items()
     }
     if not record.nodes:  # a baseline: one or three calls, no tree
-        values |= dict.fromkeys(TREE_ONLY, Missing(f"the {record.variant} baseline builds no tree"))
+        values |= dict.fromkeys(
+            TREE_ONLY, NotApplicable(f"the {record.variant} baseline builds no tree")
+        )
     return Reading(
         values,
         {

@@ -26,7 +26,7 @@ from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.records import DebateResult
 from ..engine.transitions import TRANSITIONS, Transitions, answer_transitions
 from .answers import gold_keys, task_format
-from .figures import Figure, Missing, Reading, family
+from .figures import Figure, Missing, NotApplicable, Reading, family
 
 FIGURES = [
     Figure("first_majority_correct", "1 when the vote of the agents' first answers (round 1, ties "
@@ -60,28 +60,30 @@ def reading_of(
     text = "".join(target)
     if isinstance(result.record, JudgeRecord):
         gold = text.strip()
-        if gold not in (*SIDES, TIE):
-            return Missing(f"the target {gold[:40]!r} is no verdict label (A, B or tie)")
+        if gold not in (*SIDES, TIE):  # no label to compare with: nothing to measure
+            return NotApplicable(f"the target {gold[:40]!r} is no verdict label (A, B or tie)")
         return _reading(verdict_transitions(result, result.record, gold), judge=True)
     try:
         fmt = task_format(tuple(choices), metadata, text)
     except ValueError as e:  # a format name this version does not know
-        return Missing(f"the task's answer format cannot be read: {e}")
+        return NotApplicable(f"the task's answer format cannot be read: {e}")
     gold_set = gold_keys(fmt, target)
-    if not gold_set:
-        return Missing(f"the target {text[:40]!r} cannot be read as an answer ({fmt.name})")
+    if not gold_set:  # a task whose targets are no answers (free-form references)
+        return NotApplicable(f"the target {text[:40]!r} cannot be read as an answer ({fmt.name})")
     got = answer_transitions(result, fmt, gold_set)
-    return Missing(got) if isinstance(got, str) else _reading(got, judge=False)
+    if isinstance(got, str):  # a method whose answer is no answer to the question: never applies
+        return (NotApplicable if result.record and result.record.answers_with else Missing)(got)
+    return _reading(got, judge=False)
 
 
 def _reading(t: Transitions, judge: bool) -> Reading:
     values: dict[str, int | float | Missing] = {
-        "first_majority_correct": Missing(A_JUDGE) if judge else int(t.first_correct),
-        "first_verdict_correct": int(t.first_correct) if judge else Missing(NOT_A_JUDGE),
+        "first_majority_correct": NotApplicable(A_JUDGE) if judge else int(t.first_correct),
+        "first_verdict_correct": int(t.first_correct) if judge else NotApplicable(NOT_A_JUDGE),
         "final_correct": int(t.final_correct),
         **{name: int(t.transition == name) for name in TRANSITIONS},
-        "agent_fixes": Missing(A_JUDGE) if judge else t.fixes,
-        "agent_breaks": Missing(A_JUDGE) if judge else t.breaks,
+        "agent_fixes": NotApplicable(A_JUDGE) if judge else t.fixes,
+        "agent_breaks": NotApplicable(A_JUDGE) if judge else t.breaks,
     }
     detail = {**asdict(t), "agents": [asdict(a) for a in t.agents], "transition": t.transition}
     return Reading(values, {"final_correct": detail})
@@ -92,7 +94,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     return reading_of(load_result(state), choices, state.metadata, target.target)
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, rank=0)
 
 
 def transitions() -> list[Scorer]:

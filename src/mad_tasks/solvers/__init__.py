@@ -17,6 +17,7 @@ from typing import Any
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .._aliases import register_short_aliases
+from .._inspect_sample import save_result
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError
 from ..engine.methods.d3 import Pair
@@ -24,6 +25,7 @@ from ..engine.methods.pd3_feedback import SidePair
 from ..engine.methods.pd3_query import Retrieval
 from ..engine.methods.tod_papers import PaperPair
 from ..engine.options import options_factory
+from ..engine.records import DebateResult
 from ..engine.spec import MethodSpec, Run
 from ..inspect_runtime import SETUP
 from .answer_pair import judge_sample
@@ -31,7 +33,7 @@ from .paper_pair import compare_sample
 from .projects import compare_projects_sample, retrieve_sample
 from .question import answer_sample
 
-Reader = Callable[[TaskState, Any, Run], Awaitable[TaskState]]
+Reader = Callable[[TaskState, Any, Run], Awaitable[DebateResult]]
 # how a sample gives a method what it reads
 READERS: dict[type | None, Reader] = {
     None: answer_sample,
@@ -54,9 +56,14 @@ def solver_of(spec: MethodSpec) -> Callable[..., Solver]:
 
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             try:
-                return await read(state, options, run)
+                result = await read(state, options, run)
             except OptionError as e:  # one the sample decides, before its first call
                 raise e.of("solver") from None
+            save_result(state, result, changed)
+            return state
+
+        chosen, defaults = options.record(), spec.options(**spec.preset).record()
+        changed = {name: value for name, value in chosen.items() if value != defaults[name]}
 
         return solve
 

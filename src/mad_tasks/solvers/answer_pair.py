@@ -13,9 +13,10 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import judge_session, question_of, save_result
+from .._inspect_sample import judge_session, question_of
 from ..engine.methods.d3 import Pair
 from ..engine.methods.d3_options import CourtOptions
+from ..engine.records import DebateResult
 from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime
 
@@ -33,18 +34,17 @@ def pair_of(state: TaskState, allow_text_only: bool) -> Pair:
     return Pair(question, meta["answer_a"], meta["answer_b"])
 
 
-async def judge_sample(state: TaskState, opts: CourtOptions, run: Run) -> TaskState:
-    """`run` on the sample's pair; the record into the store, the verdict as the output."""
+async def judge_sample(state: TaskState, opts: CourtOptions, run: Run) -> DebateResult:
+    """`run` on the sample's pair; the record (which the solver keeps), the verdict as the output."""
     pair = pair_of(state, opts.allow_text_only)
     runtime = InspectRuntime(state.sample_id)
     session = judge_session(runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens)
     result = await run(session, pair)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
-    save_result(state, result)
     # an abstention leaves the output empty, so no scorer can read a verdict into it
     completion = f"ANSWER: {result.final}" if result.final is not None else ""
     state.output = ModelOutput.from_content(model=str(state.model), content=completion)
     state.messages.append(
         ChatMessageAssistant(content=completion or "(no verdict: the judge abstained)")
     )
-    return state
+    return result

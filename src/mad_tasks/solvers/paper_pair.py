@@ -14,10 +14,11 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import question_of, save_result
+from .._inspect_sample import question_of
 from ..engine.answers import FreeText
 from ..engine.methods.tod_options import SamplingOptions
 from ..engine.methods.tod_papers import PaperPair, pair_of_metadata
+from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime
@@ -28,8 +29,8 @@ def paper_pair(state: TaskState, allow_text_only: bool) -> PaperPair:
     return pair_of_metadata(state.metadata, question_of(state, allow_text_only))
 
 
-async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> TaskState:
-    """`run` on the sample's papers; the record into the store, the summary as the output."""
+async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> DebateResult:
+    """`run` on the sample's papers; the record (which the solver keeps), the summary as the output."""
     pair = paper_pair(state, opts.allow_text_only)
     runtime = InspectRuntime(state.sample_id)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
@@ -37,11 +38,10 @@ async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> T
     session = Session(runtime, Problem(pair.topic, FreeText(), system), retries=opts.retries)
     result = await run(session, pair)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
-    save_result(state, result)
     # no summary leaves the output empty, so no scorer can grade one into it
     summary = result.final or ""
     state.output = ModelOutput.from_content(model=str(state.model), content=summary)
     state.messages.append(
         ChatMessageAssistant(content=summary or "(no summary: the moderator's was unreadable)")
     )
-    return state
+    return result

@@ -17,7 +17,7 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import question_of, save_result
+from .._inspect_sample import question_of
 from ..engine.answers import FreeText
 from ..engine.methods.pd3_feedback import Side, SidePair
 from ..engine.methods.pd3_query import Retrieval
@@ -67,9 +67,9 @@ def side_of(state: TaskState, key: str) -> Side:
 
 async def run_sample(
     state: TaskState, opts: Options, run: Callable[[Session], Awaitable[DebateResult]]
-) -> TaskState:
+) -> DebateResult:
     """`run` in a session with the options' generation settings (none: the method makes no
-    call); the record into the store, the answer as the output."""
+    call); the record (which the solver keeps), the answer as the output."""
     runtime = InspectRuntime(state.sample_id)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
     g = opts if isinstance(opts, Generation) else Generation(retries=0, allow_text_only=True)
@@ -83,22 +83,21 @@ async def run_sample(
     )
     result = await run(session)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
-    save_result(state, result)
     # no answer leaves the output empty, so no scorer can read one into it
     completion = result.final or ""
     state.output = ModelOutput.from_content(model=str(state.model), content=completion)
     state.messages.append(ChatMessageAssistant(content=completion or "(no answer)"))
-    return state
+    return result
 
 
-async def retrieve_sample(state: TaskState, opts: Options, run: Run) -> TaskState:
+async def retrieve_sample(state: TaskState, opts: Options, run: Run) -> DebateResult:
     """`run` on the sample's query and candidates (checked against the options before any
     call, by the method)."""
     retrieval = retrieval_of(state)
     return await run_sample(state, opts, lambda s: run(s, retrieval))
 
 
-async def compare_projects_sample(state: TaskState, opts: Options, run: Run) -> TaskState:
+async def compare_projects_sample(state: TaskState, opts: Options, run: Run) -> DebateResult:
     """`run` on the sample's two sides (`pd3_feedback`)."""
     pair = SidePair(side_of(state, "a"), side_of(state, "b"))
     return await run_sample(state, opts, lambda s: run(s, pair))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
-from .._inspect_sample import answer_format_for, question_of, save_result
+from .._inspect_sample import answer_format_for, question_of
 from ..engine.answers import AnswerFormat, Choice
 from ..engine.content import Question
 from ..engine.options import Answering
@@ -31,8 +31,8 @@ def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem
     return Problem(question, fmt, system, opts.templates)
 
 
-async def answer_sample(state: TaskState, opts: Answering, run: Run) -> TaskState:
-    """`run` on the sample's question; the record into the store, the answer as the output."""
+async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateResult:
+    """`run` on the sample's question; the record (which the solver keeps), the answer as the output."""
     fmt = answer_format_for(state, opts.answer_format)
     runtime = InspectRuntime(state.sample_id)
     session = Session(
@@ -50,9 +50,8 @@ async def answer_sample(state: TaskState, opts: Answering, run: Run) -> TaskStat
         "answer_format": fmt.name,
         "roles": runtime.resolved_roles(),
     }
-    save_result(state, result)
     write_output(state, result, fmt)
-    return state
+    return result
 
 
 def write_output(state: TaskState, result: DebateResult, fmt: AnswerFormat) -> None:

@@ -19,7 +19,6 @@ from inspect_ai.solver import prompt_template
 
 from ..engine.answers import MAX_DIGITS, normalise_number
 from ..engine.checks import OptionError, boolean, integer, one_of, optional, shown, text
-from ..scorers.debate_stats import debate_stats
 from ..solvers import du_debate
 from ._data import hf_records, pick, read_records
 
@@ -129,7 +128,7 @@ def benchmark_task(
 
 def mc_scorers() -> list[Scorer]:
     """Inspect's `choice()` reads the option the solver marked; `debate_stats` the debate record."""
-    return [choice(), *debate_stats()]
+    return [choice()]
 
 
 # -- record fields -----------------------------------------------------------------------------

@@ -105,6 +105,19 @@ def _long_integer_field(record: dict[str, Any]) -> str | None:
     return None
 
 
+INSPECT_HINT = "offline, pass a local file with -T data_path=..."
+
+
+class DataUnavailable(RuntimeError):
+    """A public source that could not be read. `str()` ends with how an Inspect task takes a local
+    file instead (`hint`); `what` is the failure alone, for a host that takes the file otherwise
+    (lm-eval's `--metadata`, `mad-tasks reproduce --data`) to add its own."""
+
+    def __init__(self, what: str, hint: str = INSPECT_HINT) -> None:
+        super().__init__(f"{what}; {hint}")
+        self.what = what
+
+
 def download(url: str, name: str, sha256: str | None = None) -> Path:
     """Fetch `url` once into the cache; the URL pins a commit, so the cached copy stays valid.
 
@@ -118,9 +131,7 @@ def download(url: str, name: str, sha256: str | None = None) -> Path:
             with urllib.request.urlopen(url, timeout=60) as response:
                 data = response.read()
         except OSError as e:
-            raise RuntimeError(
-                f"could not download {url} ({e}); offline, pass a local file with -T data_path=..."
-            ) from None
+            raise DataUnavailable(f"could not download {url} ({e})") from None
         if sha256 is not None and (digest := hashlib.sha256(data).hexdigest()) != sha256:
             raise RuntimeError(f"{url} has sha256 {digest}, expected {sha256}: not using it")
         tmp.write_bytes(data)
@@ -152,9 +163,9 @@ def hf_records(
     try:
         dataset = load_dataset(path, name, split=split, revision=revision)
     except Exception as e:  # noqa: BLE001 - the Hub client raises many types; all mean the same to a user
-        raise RuntimeError(
+        raise DataUnavailable(
             f"could not load {path}{'/' + name if name else ''} ({split}) from the Hugging Face Hub "
-            f"({type(e).__name__}: {e}); offline, pass a local file with -T data_path=..."
+            f"({type(e).__name__}: {e})"
         ) from None
     if image_bytes:
         for column, feature in dataset.features.items():
@@ -170,7 +181,6 @@ def hf_revision(path: str) -> str:
     try:
         return str(HfApi().dataset_info(path).sha)
     except Exception as e:  # noqa: BLE001 - as in hf_records: every failure means the same to a user
-        raise RuntimeError(
-            f"could not look up {path} on the Hugging Face Hub ({type(e).__name__}: {e}); "
-            "offline, pass a local file with -T data_path=..."
+        raise DataUnavailable(
+            f"could not look up {path} on the Hugging Face Hub ({type(e).__name__}: {e})"
         ) from None

@@ -21,8 +21,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..scorers.debate_stats import debate_stats
-from ..scorers.judge_metrics import judge_agreement, judge_stats
+from ..scorers.judge_metrics import judge_agreement, verdict_stats
 from ..solvers import samre
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_records
@@ -97,7 +96,7 @@ def autoj_pairwise(
         dataset=MemoryDataset(chosen.take(samples, source), name="autoj_pairwise"),
         setup=setup(ties),
         solver=samre(),
-        scorer=[judge_agreement(), *judge_stats(), *debate_stats()],
+        scorer=[judge_agreement(), *verdict_stats()],
         metadata={
             "source": source,
             "ties": ties,

@@ -12,7 +12,6 @@ from inspect_ai.dataset import Sample
 
 from ..engine.latex import last_boxed, strip_math
 from ..scorers.answers import final_answer
-from ..scorers.debate_stats import debate_stats
 from ._bench import (
     Record,
     benchmark_task,
@@ -70,5 +69,5 @@ def math(
     chosen = subset_option(subset, shuffle, seed, PRESETS)
     records, source = local_or(data_path, lambda: hf_load(DATASET, "test", "default", REVISION))
     return benchmark_task(
-        "math", records, source, record_to_sample, chosen, PROMPT, [final_answer(), *debate_stats()]
+        "math", records, source, record_to_sample, chosen, PROMPT, [final_answer()]
     )

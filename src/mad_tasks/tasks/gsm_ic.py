@@ -11,7 +11,6 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 
 from ..scorers.answers import final_answer
-from ..scorers.debate_stats import debate_stats
 from ._bench import (
     Record,
     benchmark_task,
@@ -79,5 +78,5 @@ def gsm_ic(
     records, source = local_or(data_path, lambda: public_records(split))
     return benchmark_task(
         "gsm_ic", records, source, record_to_sample, chosen, PROMPT,
-        [final_answer(), *debate_stats()], split=None if data_path else split,
+        [final_answer()], split=None if data_path else split,
     )  # fmt: skip

@@ -29,7 +29,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentText
 
 from ..engine.checks import OptionError, integer, optional
-from ..scorers.debate_stats import debate_stats
 from ..scorers.longbench import CATEGORIES, DATASETS, longbench_score
 from ..solvers import du_debate
 from ._bench import Record, Subset, data_path_option, id_field, subset_option
@@ -287,7 +286,7 @@ def longbench(
     return Task(
         dataset=MemoryDataset(taken, name="longbench"),
         solver=du_debate(),
-        scorer=[longbench_score(), *debate_stats()],
+        scorer=[longbench_score()],
         metadata={
             "source": source,
             "categories": list(wanted),

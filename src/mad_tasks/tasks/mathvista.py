@@ -22,7 +22,6 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 
 from ..engine.checks import shown
-from ..scorers.debate_stats import debate_stats
 from ..scorers.mathvista import ANSWER_TYPES, MAX_PRECISION, mathvista_answer
 from ._bench import (
     LETTERS,
@@ -199,5 +198,5 @@ def mathvista(
         image_of = partial(local_image, Path(local).parent.resolve())  # absolute: any cwd
     return benchmark_task(
         "mathvista", records, source, partial(record_to_sample, image_of), chosen, PROMPT,
-        [mathvista_answer(), *debate_stats()],
+        [mathvista_answer()],
     )  # fmt: skip

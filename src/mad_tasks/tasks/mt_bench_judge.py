@@ -24,8 +24,7 @@ from inspect_ai.solver import Solver, prompt_template
 from ..engine.checks import optional, text
 from ..engine.content import Question, text_of
 from ..engine.methods.d3 import Pair
-from ..scorers.debate_stats import debate_stats
-from ..scorers.judge_metrics import CHOICES, judge_agreement, judge_stats
+from ..scorers.judge_metrics import CHOICES, judge_agreement, verdict_stats
 from ..solvers import samre
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import hf_records, hf_revision, read_records
@@ -148,7 +147,7 @@ def mt_bench_judge(
         dataset=MemoryDataset(chosen.take(samples, source), name="mt_bench_judge"),
         setup=setup(ties),
         solver=samre(),
-        scorer=[judge_agreement(), *judge_stats(), *debate_stats()],
+        scorer=[judge_agreement(), *verdict_stats()],
         metadata={"source": source, "revision": revision, "ties": ties, "gold_ties": gold_ties},
         version=1,
     )

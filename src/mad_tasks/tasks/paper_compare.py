@@ -28,8 +28,7 @@ from pathlib import Path
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..scorers.debate_stats import debate_stats
-from ..scorers.tod import tod_judge, tod_pairwise, tree_stats
+from ..scorers.tod import tod_judge, tod_pairwise
 from ..solvers import tree_of_debate
 from ._bench import check_choice, data_path_option, subset_option
 from ._data import download, read_text
@@ -210,7 +209,7 @@ def paper_compare(
     return Task(
         dataset=MemoryDataset(chosen.take(samples, source), name="paper_compare"),
         solver=tree_of_debate(),
-        scorer=[*tod_judge(), *tod_pairwise(), *tree_stats(), *debate_stats()],
+        scorer=[*tod_judge(), *tod_pairwise()],
         metadata={
             "source": source,
             "kind": kind,

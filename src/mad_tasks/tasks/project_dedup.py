@@ -22,8 +22,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from ..engine.checks import OptionError, one_of, optional
-from ..scorers.debate_stats import debate_stats
-from ..scorers.pd3 import pd3_stats, retrieval_at_k
+from ..scorers.pd3 import retrieval_at_k
 from ..solvers import pd3
 from ._bench import data_path_option, subset_option
 from ._options import only_its_options
@@ -68,7 +67,7 @@ def project_dedup(
     return Task(
         dataset=MemoryDataset(chosen.take(samples, loaded.source), name="project_dedup"),
         solver=pd3(),
-        scorer=[retrieval_at_k(), *pd3_stats("retrieval"), *debate_stats()],
+        scorer=[retrieval_at_k()],
         metadata={**loaded.metadata(), **chosen.metadata()},
         version=1,
     )

@@ -39,8 +39,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from ..engine.checks import OptionError, integer, optional
-from ..scorers.debate_stats import debate_stats
-from ..scorers.pd3 import dup_pairwise, pd3_stats
+from ..scorers.pd3 import dup_pairwise
 from ..solvers import pd3_feedback
 from ._bench import data_path_option
 from ._options import only_its_options
@@ -88,7 +87,7 @@ def project_dup_pairs(
             [pair_sample(loaded.bench, p) for p in drawn], name="project_dup_pairs"
         ),
         solver=pd3_feedback(),
-        scorer=[*dup_pairwise(), *pd3_stats("feedback"), *debate_stats()],
+        scorer=[*dup_pairwise()],
         metadata={
             **loaded.metadata(),
             "pairs": len(drawn),

@@ -7,7 +7,6 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 
 from ..engine.checks import boolean
-from ..scorers.debate_stats import debate_stats
 from ..scorers.squad import NO_ANSWER, squad, squad_contains
 from ._bench import (
     Record,
@@ -82,7 +81,7 @@ def squad_v2(
     records, source = local_or(data_path, lambda: hf_load(DATASET, "validation", None, REVISION))
     if answerable_only:
         records = answerable(records, source)
-    scorers = [*squad(), *extra, *debate_stats()]
+    scorers = [*squad(), *extra]
     return benchmark_task(
         "squad_v2",
         records,

@@ -10,7 +10,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Solver, prompt_template
 
 from ..scorers.answers import final_answer
-from ..scorers.debate_stats import debate_stats
 from ..solvers import du_debate
 from ._bench import check_choice, data_path_option, id_field, subset_option
 from ._data import download, read_records
@@ -85,7 +84,7 @@ def strategyqa(
         dataset=MemoryDataset(chosen.take(samples, source), name="strategyqa"),
         setup=setup(),
         solver=du_debate(),
-        scorer=[final_answer(), *debate_stats()],
+        scorer=[final_answer()],
         metadata={"source": source, "split": None if data_path else split},
         version=1,
     )

@@ -1,0 +1,61 @@
+"""`madsim` outside Inspect: the simulated model for the lm-eval and OpenAI-evals hosts, so every
+host has an offline first command (`"inner": "madsim"` for lm-eval's `mad` model,
+`model="madsim/x"` for a completion function).
+
+It is the same model as Inspect's `madsim/<name>` (models/sim.py): the same responders, seeds,
+token usage and log-probabilities, and the same `-M` arguments as keyword arguments (`accuracy`,
+`conformity`, `unparseable`, `seed`, `answers`, `usage`, `logprobs`, `latency`). Outside Inspect
+there is no running sample whose target it could read, so it knows the gold answers only from
+`answers=<file>` (JSONL records with `question` and `answer`, as the StrategyQA files have):
+without one, or for a question the file does not hold, every agent abstains, which the record
+shows, rather than any answer being made up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.model import GenerateConfig
+
+from ..engine.runtime import Call, Reply
+from ..inspect_runtime import current_call, reply_logprobs, reported_usage, to_chat
+from .sim import SimulatedModel
+
+PROVIDER = "madsim"
+
+
+def is_simulated(model: str) -> bool:
+    """Whether a host's model name names the simulated model (`madsim` or `madsim/<name>`)."""
+    return model == PROVIDER or model.startswith(PROVIDER + "/")
+
+
+class SimulatedReplies:
+    """Replies of `madsim/<name>` to the engine's calls, one at a time or a batch at once."""
+
+    def __init__(self, model: str = PROVIDER, **model_args: Any) -> None:
+        self.model = model if "/" in model else f"{PROVIDER}/x"
+        self._sim = SimulatedModel(self.model.split("/", 1)[1], **model_args)
+
+    async def reply(self, call: Call) -> Reply:
+        config = GenerateConfig(
+            temperature=call.temperature,
+            max_tokens=call.max_tokens,
+            logprobs=True if call.logprobs else None,
+        )
+        token = current_call.set(call)  # the simulator reads what the call asks for from it
+        try:
+            out = await self._sim.generate([to_chat(m) for m in call.messages], [], "auto", config)
+        finally:
+            current_call.reset(token)
+        logprobs = reply_logprobs(out) if call.logprobs else None
+        return Reply(out.completion, reported_usage(out), False, logprobs)
+
+    def replies(self, calls: Sequence[Call]) -> list[Reply]:
+        """A batch of calls, from outside any running event loop (lm-eval's batch)."""
+
+        async def every() -> list[Reply]:
+            return list(await asyncio.gather(*(self.reply(c) for c in calls)))
+
+        return asyncio.run(every())

@@ -1,0 +1,92 @@
+"""What a plain run shows with no scorer added and no re-scoring: whether the debate helped (the
+transitions), the method's own figures and its costs, none of another method's, and no NaN; and a
+method score per sample that tells apart runs differing by an option or a bound role."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from inspect_ai.log import EvalLog
+from testdata import MT_BENCH_PAIRS, STRATEGYQA
+
+from mad_tasks.scorers.cortex_stats import FIGURES as CORTEX
+from mad_tasks.scorers.debate_stats import FIGURES as COSTS
+from mad_tasks.scorers.decision_stats import CHALLENGE_FIGURES
+from mad_tasks.scorers.decision_stats import FIGURES as DECISION
+from mad_tasks.scorers.judge_metrics import FIGURES as JUDGE
+from mad_tasks.scorers.on_demand_stats import FIGURES as ON_DEMAND
+from mad_tasks.scorers.transitions import FIGURES as TRANSITIONS
+from mad_tasks.solvers import cortex, du_debate, more, on_demand, voting
+from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
+from mad_tasks.tasks.strategyqa import strategyqa
+
+METHOD = "mad_tasks/method"
+ANSWERING = {f.name for f in TRANSITIONS} - {"first_verdict_correct"}
+OWN = {
+    "du_debate": set(),
+    "voting": {f.name for f in DECISION} - {f.name for f in CHALLENGE_FIGURES},
+    "cortex": {f.name for f in CORTEX},
+    "on_demand": {f.name for f in ON_DEMAND},
+}
+EVERY_OWN = set().union(*OWN.values(), {f.name for f in JUDGE}, {f.name for f in CHALLENGE_FIGURES})
+SOLVERS = {"du_debate": du_debate, "voting": voting, "cortex": cortex, "on_demand": on_demand}
+
+
+def listed(log: EvalLog) -> set[str]:
+    assert log.results is not None
+    return {s.name for s in log.results.scores}
+
+
+def no_nan(log: EvalLog) -> None:
+    assert log.results is not None
+    for score in log.results.scores:
+        for name, metric in score.metrics.items():
+            assert not math.isnan(metric.value), (score.name, name)
+
+
+@pytest.mark.parametrize("method", list(OWN))
+def test_a_plain_run_lists_the_transitions_its_own_figures_and_costs_only(run, method) -> None:
+    log = run(strategyqa(data_path=str(STRATEGYQA)), solver=SOLVERS[method](), model="madsim/x")
+    want = {"final_answer", *ANSWERING, *OWN[method], *(f.name for f in COSTS)}
+    assert listed(log) == want
+    assert not (listed(log) & (EVERY_OWN - OWN[method]))  # no figure of another method
+    no_nan(log)
+    assert log.samples
+    for sample in log.samples:  # each sample: the figures of its run, and the run's label
+        assert set(sample.scores) == want | {METHOD}
+        assert sample.scores[METHOD].value == method
+
+
+def test_a_judge_run_shows_its_first_and_final_verdicts_and_no_figure_of_what_was_off(run) -> None:
+    log = run(mt_bench_judge(data_path=str(MT_BENCH_PAIRS), subset=3), solver=more(),
+              model="madsim/x")  # fmt: skip
+    names = listed(log)
+    assert {
+        "judge_agreement",
+        "first_verdict_correct",
+        "final_correct",
+        "tie",
+        "abstained",
+    } <= names
+    # no swap: no position consistency; no round limit: no early stop; no answers: no majority
+    assert (
+        not {"position_consistent", "early_stop", "first_majority_correct", "agent_fixes"} & names
+    )
+    no_nan(log)
+
+
+@pytest.mark.parametrize(
+    ("options", "roles", "label"),
+    [
+        ({"agents": 4}, None, "du_debate agents=4"),
+        ({}, {"agent_3": "madsim/y"}, "du_debate agent_3=madsim/y"),
+        ({"agents": 3}, None, "du_debate"),  # the default, given: the same run as plain du_debate
+    ],
+)
+def test_runs_that_differ_by_an_option_or_a_role_have_different_method_scores(
+    run, options, roles, label
+) -> None:
+    log = run(strategyqa(data_path=str(STRATEGYQA)), solver=du_debate(**options),
+              model="madsim/x", model_roles=roles, limit=2)  # fmt: skip
+    assert {s.scores[METHOD].value for s in log.samples or []} == {label}
