@@ -247,12 +247,12 @@ async def test_simple_vote_after_turn_three() -> None:
     assert rt.spans == ["turn 1", "turn 2", "turn 3", "vote after turn 3"]
     assert rt.info_titles() == ["turn 1", "turn 2", "turn 3", "vote after turn 3", "decision"]
     table = dict(rt.infos)["vote after turn 3"]
-    assert "solution 1 wins: **A) alpha**" in table  # numbered from 1 for a person
-    assert "\n       1  A) alpha  agent_1       2\n" in table  # candidate, answer, whose, points
-    # voter, reply as written (0-based), points to solutions 1-3, retries
+    assert "solution 0 wins: **A) alpha**" in table  # numbered as the voters' prompt numbers it
+    assert "\n       0  A) alpha  agent_1       2\n" in table  # candidate, answer, whose, points
+    # voter, reply as written, points to solutions 0-2, retries
     assert "\nagent_3  1                     0   1   0        0\n" in table
     assert dict(rt.infos)["decision"] == (
-        "**Decided** in turn 3 by the simple vote: solution 1 (from agent_1) has the unique "
+        "**Decided** in turn 3 by the simple vote: solution 0 (from agent_1) has the unique "
         "highest total, 2 points: **A) alpha**"
     )
 

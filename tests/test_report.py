@@ -286,3 +286,23 @@ def test_names_of_points_close_together_go_on_lines_of_their_own() -> None:
     assert label_lines([(0.0, 1.0), (0.0, 1.0)]) == [0, 0]  # no tokens: no distance to measure
     assert label_lines([(10.0, 0.5), (10.0, 0.5)]) == [0, 1]  # one score: the range is 1
     assert label_lines([]) == []
+
+
+def test_the_legend_shows_the_front_as_drawn() -> None:
+    """A front of one point is a circled point, with no line; a longer front adds its step line."""
+    pytest.importorskip("matplotlib")
+    from mad_tasks.logs_report import Row, plot
+
+    def row(solver: str, tokens: float, score: float, pareto: bool) -> Row:
+        return Row("t", solver, "m", "accuracy", score, 0.05, 4, 1.0, tokens, 0.0, 0.0, 0.0, 0.0,
+                   None, "log", pareto)  # fmt: skip
+
+    def drawn(rows: list[Row]) -> tuple[list[str], int]:
+        [axes] = plot("t", rows).axes
+        dashed = [line for line in axes.get_lines() if line.get_linestyle() == "--"]
+        return [t.get_text() for t in axes.get_legend().get_texts()], len(dashed)
+
+    one = [row("single", 10, 0.9, True), row("du_debate", 90, 0.8, False)]
+    assert drawn(one) == (["Pareto front", "m"], 0)
+    two = [row("single", 10, 0.7, True), row("du_debate", 90, 0.8, True)]
+    assert drawn(two) == (["Pareto front", "m"], 1)

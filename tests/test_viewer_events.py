@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from adversarial import SIZE
 from inspect_ai import Task
-from inspect_ai.log import EvalSample
+from inspect_ai.log import EvalSample, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
@@ -130,14 +130,17 @@ def test_no_event_holds_a_markdown_table_the_viewer_cannot_pad(run, name, task) 
     for title, text in events:
         # a markdown table row renders without cell padding: `agent_1yes1`
         assert not any(line.startswith("|") for line in text.splitlines()), (name, title)
-        assert "solution 0" not in text.lower(), (name, title)  # people count from 1
+        if " vote" not in text:  # a vote numbers its solutions as the ballot prompt does
+            assert "solution 0" not in text.lower(), (name, title)  # people count from 1
     assert any(fenced_tables(text) for _, text in events)
 
 
 # -- voting: the store, the numbering and the rule -----------------------------------------------------
 
 
-def test_voting_stores_the_tally_of_its_deciding_vote_and_numbers_solutions_from_1(run) -> None:
+def test_voting_stores_the_tally_of_its_deciding_vote_and_numbers_solutions_as_voters_saw(
+    run,
+) -> None:
     log = run(strategyqa_with(voting(), limit=2), model="madsim/x")
     for sample in log.samples:
         stored = sample.store[STORE_KEY]
@@ -156,16 +159,21 @@ def test_voting_stores_the_tally_of_its_deciding_vote_and_numbers_solutions_from
         assert record["fallback_used"] is None
         events = dict(infos(sample))
         shown = events[f"vote after turn {vote['turn']}"]
-        assert f"→ solution {vote['winner'] + 1} wins" in shown
+        assert f"→ solution {vote['winner']} wins" in shown
         candidates = fenced_tables(shown)[0]
         assert [line.split()[0] for line in candidates[2:]] == [
-            str(k) for k in range(1, len(vote["candidates"]) + 1)
+            str(k) for k in range(len(vote["candidates"]))
         ]
         assert "Rule: each ballot gives 1 point to the one solution it names" in shown
-        assert "the ballot prompt numbers the solutions from 0" in shown
+        assert "as the ballot prompt shows them to the voters" in shown
         assert events["decision"].startswith(
-            f"**Decided** in turn {vote['turn']} by the simple vote: solution {vote['winner'] + 1} "
+            f"**Decided** in turn {vote['turn']} by the simple vote: solution {vote['winner']} "
         )
+        # the voters' prompt lists the same numbers the tables show
+        calls = [e for e in resolve_sample_attachments(sample).events if e.event == "model"]
+        ballots = [e for e in calls if "Solution 0:" in str(e.input)]
+        assert ballots and all(f"Solution {len(vote['candidates'])}:" not in str(e.input)
+                               for e in ballots)  # fmt: skip
         # every message kind and reading the turn tables show is explained beside them
         for turn in range(1, record["turns_used"] + 1):
             text = events[f"turn {turn}"]

@@ -486,12 +486,15 @@ def plot(task: str, rows: Sequence[Row]) -> Any:
         )
     lines = label_lines([p for _, p in placed])
     for (r, p), line in zip(placed, lines):
-        axes.annotate(names[r.solver], p, textcoords="offset points", xytext=(6, 4 - 11 * line))
+        # right of the error bars' caps, so a name never sits on a bar
+        axes.annotate(names[r.solver], p, textcoords="offset points", xytext=(10, 4 - 11 * line))
     front = sorted(p for r, p in placed if r.pareto)
     if front:
         xs, ys = zip(*front)
-        axes.step(xs, ys, where="post", linestyle="--", color="grey", label="Pareto front")
-        axes.scatter(xs, ys, s=220, facecolors="none", edgecolors="grey")
+        if len(front) > 1:  # a line only where there is one to draw
+            axes.step(xs, ys, where="post", linestyle="--", color="grey")
+        # the circles stand for the front in the legend: they are drawn for every front
+        axes.scatter(xs, ys, s=220, facecolors="none", edgecolors="grey", label="Pareto front")
     tokens = [p[0] for _, p in placed]
     if tokens and min(tokens) > 0 and max(tokens) >= 10 * min(tokens):
         axes.set_xscale("log")

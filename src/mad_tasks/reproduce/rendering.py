@@ -25,12 +25,13 @@ def column_decimals(table: Table, index: int) -> int:
 
 
 def cell_text(cell: Cell | None, decimals: int, paper: str | float | None) -> str:
-    """`measured ± std (paper: X)`, `n/a` where the row does not run the column's tasks."""
+    """`measured ± std (paper: X)`, without the paper's part where it reports no value; `n/a`
+    where the row does not run the column's tasks."""
     if cell is None:
         return "n/a"
     mean, std = cell.mean, cell.std
     measured = number(mean, decimals) + ("" if std is None else f" ± {number(std, decimals)}")
-    return f"{measured} (paper: {'–' if paper is None else paper})"
+    return measured if paper is None else f"{measured} (paper: {paper})"
 
 
 def title(table: Table) -> str:

@@ -144,13 +144,14 @@ def graded_score(g: Grading, note: str, metadata: dict[str, Any]) -> Score:
             f"replies held a readable {g.criterion} grade, {LEFT_OUT}.",
             metadata=metadata,
         )
-    answer, first = _graded_text(g)
+    grade, first = _graded_text(g)
     reasons = g.grade.explanation if g.grade else ""
+    # no `answer`: the viewer's answer column then shows the summary graded, not the grade, which
+    # the metadata keeps; the value to 2 decimals (71.43, not 71.42857142857143)
     return Score(
-        value=g.value,
-        answer=answer,
+        value=round(g.value, 2),
         explanation=note + first + (f"\n\n{reasons}" if reasons else ""),
-        metadata=metadata,
+        metadata={**metadata, "graded": grade},
     )
 
 
@@ -283,7 +284,7 @@ def compared_score(c: Comparison, baseline: str, note: str, metadata: dict[str, 
             metadata=metadata,
         )
     return Score(
-        value=c.value,
+        value=round(c.value, 2),
         answer=" / ".join(x or "unreadable" for x in c.choices),
         explanation=note + f"{c.value:g} against {baseline} (1: the output preferred, 0.5: a tie, "
         f"0: the baseline; the mean of the readable orders).\n\n{orders}",

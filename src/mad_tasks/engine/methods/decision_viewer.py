@@ -1,7 +1,8 @@
 """What a person reads in the viewer during a decision-protocol debate (markdown info events).
 
-Solutions are numbered from 1 here; the ballot prompt numbers them from 0, as the paper's code
-does, so a ballot reply shown as written names solution k as k - 1 (each vote event says so).
+Solutions are numbered as the ballot prompt numbers them, from 0 (as the paper's code does, and
+spec 004's resolution 8: never mix two numberings), so a ballot reply shown as written names the
+solution of that number in the tables (each vote event says so).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def vote_table(vote: Vote, describe: Describe, rules: BallotRules, last: bool = 
     goes_on = "the turns are used up" if last else "the discussion goes on"
     if vote.winner is not None:
         won = vote.candidates[vote.winner]
-        outcome = f"solution {vote.winner + 1} wins: **{describe(won.answer)}**"
+        outcome = f"solution {vote.winner} wins: **{describe(won.answer)}**"
     elif vote.tie:
         outcome = f"**tie**: no winner, {goes_on}"
     elif not vote.candidates:
@@ -123,7 +124,7 @@ def vote_table(vote: Vote, describe: Describe, rules: BallotRules, last: bool = 
     else:
         outcome = f"no valid ballot: no winner, {goes_on}"
     candidates = [
-        (c.index + 1, describe(c.answer), ", ".join(c.agents), vote.tally[c.index])
+        (c.index, describe(c.answer), ", ".join(c.agents), vote.tally[c.index])
         for c in vote.candidates
     ]
     text = (
@@ -142,11 +143,11 @@ def vote_table(vote: Vote, describe: Describe, rules: BallotRules, last: bool = 
             if b.parsed is not None:
                 given = list(ballot_points(b.parsed, rules))
             rows.append([b.agent, b.raw[-1], *given, b.retries])
-        head = ["voter", "ballot (last reply)", *(f"#{k}" for k in range(1, n + 1)), "retries"]
+        head = ["voter", "ballot (last reply)", *(f"#{k}" for k in range(n)), "retries"]
         text += (
             f"\n\n{table(head, rows, right=set(range(2, n + 3)))}\n\n"
-            "#k: the points the ballot gives solution k. Replies are shown as written: the "
-            "ballot prompt numbers the solutions from 0, so a reply names solution k as k - 1. "
+            "#k: the points the ballot gives solution k. Solutions are numbered from 0, as the "
+            "ballot prompt shows them to the voters, so a reply shown as written names them so. "
             "retries: re-asks after a ballot that could not be counted."
         )
         if vote.invalid:
@@ -171,7 +172,7 @@ def decision_text(
             won = vote.candidates[vote.winner]
             return (
                 f"**Decided** in turn {at.turn} by the {vote.protocol} vote: solution "
-                f"{vote.winner + 1} (from {', '.join(won.agents)}) has the unique highest total, "
+                f"{vote.winner} (from {', '.join(won.agents)}) has the unique highest total, "
                 f"{vote.tally[vote.winner]} points: **{final}**"
             )
         return (
