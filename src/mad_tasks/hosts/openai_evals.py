@@ -134,36 +134,65 @@ RESPONSE_1 = "\n[Response 1]\n"
 BATTLE_ASK = "Is the first response better than the second?"
 
 
+INSTRUCTION_2, RESPONSE_2 = "\n[Instruction 2]\n", "\n[Response 2]\n"
+
+
 def read_battle(text: str, ask: str) -> Pair | None:
     """The question and the two responses of a grader's prompt in the battle layout: a line
-    `[Instruction 1]`, the question, `[Response 1]`, response A, `[Instruction 2]`, the same
-    question, `[Response 2]`, response B, then the grader's question `ask`.
+    `[Instruction 1]`, instruction 1, `[Response 1]`, response A, `[Instruction 2]`, instruction 2,
+    `[Response 2]`, response B, then the grader's question `ask` (anything may follow it, such as
+    a chain-of-thought instruction).
 
-    The markers, the question and `ask` come from the eval; the responses are model output and
-    may hold anything. So the question runs from the first `[Instruction 1]` line to the first
-    `[Response 1]` line, response B ends where the last `ask` begins, and the responses are split
-    where `[Instruction 2]`, the question and `[Response 2]` stand together. When a response
-    repeats that separator, which text is which cannot be told: None (the judge abstains). A
-    prompt without the layout raises `ValueError` (an eval the judge cannot grade). Linear
-    time: `str.find` only."""
+    The markers, the instructions and `ask` come from the eval; the responses are model output and
+    may hold anything. So instruction 1 runs from the first `[Instruction 1]` line to the first
+    `[Response 1]` line, and response B ends where the last `ask` begins. When both instructions
+    are the same question, the responses are split where `[Instruction 2]`, that question and
+    `[Response 2]` stand together; otherwise (evals' battles ask for a joke about animals and one
+    about fruits) at the one `[Instruction 2]` line, instruction 2 running to the next
+    `[Response 2]` line, and the judge is asked which response better does what its own
+    instruction asks (`two_instructions`). When a response repeats the separator, which text is
+    which cannot be told: None (the judge abstains). A prompt without the layout raises
+    `ValueError` (an eval the judge cannot grade). Linear time: `str.find` and `str.count` only."""
     head, asked = text.find(INSTRUCTION_1), text.rfind(ask)
     if head >= 0 and asked >= 0:
         start = head + len(INSTRUCTION_1)
         end = text.find(RESPONSE_1, start, asked)
         if end >= 0:
-            question = text[start:end]
-            separator = f"\n[Instruction 2]\n{question}\n[Response 2]\n"
-            first = end + len(RESPONSE_1)
+            question, first = text[start:end], end + len(RESPONSE_1)
+            separator = f"{INSTRUCTION_2}{question}{RESPONSE_2}"
             middle = text.find(separator, first, asked)
             if middle >= 0:
                 if text.find(separator, middle + 1, asked) >= 0:
                     return None
                 a, b = text[first:middle], text[middle + len(separator) : asked]
                 return Pair(Question.of([question.strip()]), a.strip(), b.strip())
+            marks = text.count(INSTRUCTION_2, first, asked)
+            if marks > 1:
+                return None
+            if marks == 1:
+                middle = text.find(INSTRUCTION_2, first, asked)
+                other = middle + len(INSTRUCTION_2)
+                after = text.find(RESPONSE_2, other, asked)
+                if after >= 0:
+                    a, b = text[first:middle], text[after + len(RESPONSE_2) : asked]
+                    instructions = (question.strip(), text[other:after].strip())
+                    return Pair(two_instructions(*instructions), a.strip(), b.strip())
     raise ValueError(
         "the grader's prompt does not hold the layout a D3 judge reads: lines [Instruction 1], "
-        "the question, [Response 1], answer A, [Instruction 2], the same question, [Response 2], "
+        "an instruction, [Response 1], answer A, [Instruction 2], an instruction, [Response 2], "
         f"answer B, then the judge's `ask` ({ask!r}); see docs/openai-evals.md"
+    )
+
+
+def two_instructions(first: str, second: str) -> Question:
+    """What a judge is asked about two responses to two different instructions: each response is
+    judged by how well it does what its own instruction asks."""
+    return Question.of(
+        [
+            f"Response A was written for this instruction:\n{first}\n\nResponse B was written "
+            f"for this instruction:\n{second}\n\nWhich response does better what its own "
+            "instruction asks?"
+        ]
     )
 
 
@@ -221,6 +250,23 @@ def endpoints(
             text(f"roles.{role}.api_key", fields["api_key"]),
         )
     return default, bound
+
+
+def addressed(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options meant for `method`'s function: the plain ones and those written
+    `<method>.<option>`. `oaieval --completion_args` gives the same options to every function of
+    its list, so `du_debate.agents=5,more.jurors=3` sets each its own; an option addressed to
+    another method of the catalogue is not this function's, any other prefix is an error."""
+    mine = {}
+    for name, value in options.items():
+        prefix, dot, option = name.partition(".")
+        if not dot:
+            mine[name] = value
+        elif prefix == method:
+            mine[option] = value
+        elif prefix not in CATALOGUE.names():
+            raise OptionError(name, value, "an option, or <method>.<option> for one function")
+    return mine
 
 
 def _madsim_args(value: Any) -> dict[str, Any]:
@@ -342,7 +388,7 @@ class DebateCompletionFn(_DebateFn):
         try:
             hosted = CATALOGUE.answering()
             spec = hosted[one_of("method", method, tuple(hosted))]
-            given = {k: _typed(v) for k, v in options.items()}
+            given = {k: _typed(v) for k, v in addressed(method, options).items()}
             opts: Answering = spec.factory(KIND, answer_format="text")(**given)
             self.fmt = answer_format(opts.answer_format, _typed(choices))
             self.templates = opts.templates
@@ -425,7 +471,7 @@ class JudgeCompletionFn(_DebateFn):
         try:
             judges = CATALOGUE.reading(Pair)
             spec = judges[one_of("method", method, tuple(judges))]
-            given = {k: _typed(v) for k, v in options.items()}
+            given = {k: _typed(v) for k, v in addressed(method, options).items()}
             opts: CourtOptions = spec.factory(KIND)(**given)
             self.ask = text("ask", ask)
             self.verdicts = _verdicts(verdicts)
