@@ -81,8 +81,9 @@ def fail(log: str, what: str, shown: dict[str, str]) -> NoReturn:
     raise SystemExit(f"viewer check failed: {log}: {what}; the row shows {shown}")
 
 
-def check_eval_list(page: Page, expected: dict[str, Expected]) -> None:
-    """One row per log, whose Tags start with its method and whose text names each of its models."""
+def check_eval_list(page: Page, expected: dict[str, Expected]) -> dict[str, str]:
+    """One row per log, whose Tags start with its method and whose text names each of its models;
+    each log's tag (its run label)."""
 
     def tagged_rows() -> dict[str, dict[str, str]] | None:
         rows = {
@@ -102,10 +103,13 @@ def check_eval_list(page: Page, expected: dict[str, Expected]) -> None:
             if model not in " ".join(cells.values()):
                 fail(name, f"the model {model} is not shown", cells)
         print(f"eval list: {cells['tags']!r} on {cells['model']}, score {cells.get('score')}")
+    return {name: rows[name]["tags"] for name in expected}
 
 
-def check_samples_list(page: Page, expected: dict[str, Expected], samples: int) -> None:
-    """Every sample of every log, each with its log's method in the method column."""
+def check_samples_list(
+    page: Page, expected: dict[str, Expected], samples: int, tags: dict[str, str]
+) -> None:
+    """Every sample of every log, each with its log's run label (its tag) in the method column."""
 
     def filled() -> list[dict[str, str]] | None:
         rows = [row["cells"] for row in grid(page) if METHOD_COLUMN in row["cells"]]
@@ -116,8 +120,8 @@ def check_samples_list(page: Page, expected: dict[str, Expected], samples: int) 
         names = [name for name in expected if cells.get("logFile", "").startswith(name)]
         if len(names) != 1:
             fail("?", "a sample of no log checked here", cells)
-        if cells[METHOD_COLUMN] != expected[names[0]].method:
-            fail(names[0], f"a sample's method is not {expected[names[0]].method}", cells)
+        if cells[METHOD_COLUMN] != tags[names[0]]:
+            fail(names[0], f"a sample's run label is not its log's tag {tags[names[0]]!r}", cells)
     methods = sorted({cells[METHOD_COLUMN] for cells in rows})
     print(f"samples list: {len(rows)} samples, methods {', '.join(methods)}")
 
@@ -167,11 +171,11 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1500, "height": 900})
         page.goto(args.url)
-        check_eval_list(page, expected)
+        tags = check_eval_list(page, expected)
         widen(page, "tags", 200)
         screenshot(page, args.out / "eval-list.png")
         page.get_by_text("Samples", exact=True).first.click()
-        check_samples_list(page, expected, args.samples_per_log * len(expected))
+        check_samples_list(page, expected, args.samples_per_log * len(expected), tags)
         page.set_viewport_size({"width": 1700, "height": 900})
         show_only(page, SAMPLE_COLUMNS)
         widen(page, METHOD_COLUMN, 40)

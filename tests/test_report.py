@@ -164,6 +164,17 @@ def test_a_directory_without_logs_is_an_error(tmp_path: Path) -> None:
     assert stopped.value.code == 1
 
 
+def test_a_missing_directory_is_named_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", str(tmp_path / "nowhere")])
+    assert stopped.value.code == 2
+    assert (
+        capsys.readouterr().err == f"mad-tasks report: {tmp_path / 'nowhere'}: no such directory\n"
+    )
+
+
 @pytest.mark.parametrize(
     "points, front",
     [

@@ -935,3 +935,23 @@ def test_the_headline_paper_values_are_the_papers() -> None:
     for name in NO_VALUES:
         values = find_experiment(name).paper_values
         assert all(v is None for cells in values.values() for v in cells.values()), name
+
+
+def test_offline_without_data_the_hint_names_reproduces_way_to_a_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A public source out of reach stops the run before any call, in one line that names
+    `--data` (reproduce takes no `-T data_path`), with no traceback."""
+    from mad_tasks.tasks import strategyqa as module
+    from mad_tasks.tasks._data import DataUnavailable
+
+    def offline(url: str, name: str) -> Path:
+        raise DataUnavailable(f"could not download {url} (no network)")
+
+    monkeypatch.setattr(module, "download", offline)
+    with pytest.raises(SystemExit) as stopped:
+        main(["reproduce", "down_headline", "--model", "madsim/x", "--log-dir", str(tmp_path)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mad-tasks reproduce: could not download ") and err.count("\n") == 1
+    assert "--data TASK=FILE" in err and "-T data_path" not in err

@@ -162,9 +162,15 @@ def test_the_command_tags_a_directory_and_says_what_it_did(
     log: EvalLog = run(
         strategyqa(data_path=str(STRATEGYQA)), solver=cot(), model="madsim/x", limit=1
     )
-    main(["tag", str(tmp_path / "logs"), str(tmp_path / "nowhere")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit) as stopped:  # the logs it found are tagged all the same
+        main(["tag", str(tmp_path / "logs"), str(tmp_path / "nowhere"), str(tmp_path / "empty")])
+    assert stopped.value.code == 1  # a path with nothing to tag is an error a script sees
     assert capsys.readouterr().out.splitlines() == [
         f"{log.location}: tagged 'cot'",
-        f"{tmp_path / 'nowhere'}: no logs found",
+        f"{tmp_path / 'nowhere'}: no such file or directory",
+        f"{tmp_path / 'empty'}: no logs found",
     ]
     assert read_eval_log(log.location, header_only=True).tags == ["cot"]
+    main(["tag", str(tmp_path / "logs")])  # all found, nothing new: exit 0
+    assert capsys.readouterr().out.splitlines() == [f"{log.location}: nothing to add"]

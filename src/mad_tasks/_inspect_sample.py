@@ -20,6 +20,7 @@ from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
 from .log_tags import label
 from .models.local import MODEL as LOCAL_MODEL
+from .scorers.figures import METHOD as METHOD_SCORE
 from .scorers.figures import sample_figures
 
 # Models known to take text only: a non-text part sent to them would be dropped or rejected.
@@ -33,33 +34,27 @@ NO_RESULT = (
 )
 
 
-# The method as a score of every sample: the viewer's samples lists show scores as columns, and
-# nothing else a solver writes. Metric-less (the scorer of this name says so), so the eval's results
-# gain no figure from it.
-METHOD_SCORE = "mad_tasks/method"
-
-
-def save_result(state: TaskState, result: DebateResult, changed: Mapping[str, Any]) -> None:
+def save_result(state: TaskState, result: DebateResult, options: Mapping[str, Any]) -> None:
     """Keep the debate's record in the sample store, as JSON the log viewer shows, the run's label
-    as the sample's `mad_tasks/method` score (`changed`: the options that differ from the method's
-    defaults), and every figure that applies to the run as a score (the transitions, the calls
-    and tokens, the method's own figures: see `scorers.figures`)."""
+    as the sample's `mad_tasks/method` score (from the run's `options`), and every figure that
+    applies to the run as a score (the transitions, the calls and tokens, the method's own
+    figures: see `scorers.figures`)."""
     state.store.set(STORE_KEY, result.to_dict())
-    state.scores = {**(state.scores or {}), METHOD_SCORE: method_score(result, changed)}
+    state.scores = {**(state.scores or {}), METHOD_SCORE: method_score(result, options)}
     state.scores |= sample_figures(state)
 
 
-def method_score(result: DebateResult, changed: Mapping[str, Any] | None = None) -> Score:
-    """The run's label (`du_debate agents=4 agent_3=madsim/y`: the method, the options `changed`
-    and the roles bound to a model of their own), with the model each role ran on as the
-    explanation."""
+def method_score(result: DebateResult, options: Mapping[str, Any] | None = None) -> Score:
+    """The run's label (`du_debate agents=4 agent_3=madsim/y`: the method, its `options` that
+    differ from the method's defaults and the roles bound to a model of their own), with the
+    model each role ran on as the explanation."""
     roles = result.options.get("roles") or {}
     by_model: dict[str, list[str]] = {}
     for role, resolved in roles.items():
         by_model.setdefault(str(resolved.get("model")), []).append(role)
     explanation = "; ".join(f"{', '.join(rs)}: {model}" for model, rs in by_model.items())
     bound = {r: str(got.get("model")) for r, got in roles.items() if got.get("fallback") is None}
-    return Score(value=label(result.method, changed or {}, bound), explanation=explanation or None)
+    return Score(value=label(result.method, options or {}, bound), explanation=explanation or None)
 
 
 def load_result(state: TaskState) -> DebateResult | None:

@@ -26,6 +26,8 @@ from inspect_ai.log import (
     write_eval_log,
 )
 
+from .engine.catalogue import CATALOGUE
+
 PREFIX = "mad_tasks/"
 MAX_VALUE = 40  # characters of an option's value in its tag (templates can be long)
 MISSING, NO_LOGS = "no such file or directory", "no logs found"
@@ -49,9 +51,17 @@ def run_label(log: EvalLog) -> str | None:
 
 
 def label(method: str | None, options: Mapping[str, Any], roles: Mapping[str, str]) -> str:
-    """A run's label: the method, then `name=value` for each option and each bound role."""
+    """A run's label: the method, then `name=value` for each option that differs from the
+    method's defaults (`-S agents=3` is du_debate's own: the same run as plain `du_debate`), and
+    for each bound role. A method this package does not know keeps every option given."""
+    spec = CATALOGUE.get(method) if method else None
+    defaults = spec.defaults() if spec is not None else {}
     parts = [method] if method else []
-    parts += [f"{name}={_shown(value)}" for name, value in options.items()]
+    parts += [
+        f"{name}={_shown(value)}"
+        for name, value in options.items()
+        if name not in defaults or defaults[name] != value
+    ]
     return " ".join(parts + [f"{role}={model}" for role, model in roles.items()])
 
 

@@ -83,6 +83,10 @@ class MethodSpec:
         """Whether it answers the sample's question in the task's answer format."""
         return self.reads is None
 
+    def defaults(self) -> dict[str, Any]:
+        """The options a run of the method has when it is given none, as its record keeps them."""
+        return self.options(**self.preset).record()
+
     def factory(self, kind: str, **defaults: Any) -> Callable[..., Any]:
         """The checked options from keyword arguments, as the method's solver takes them; a bad or
         unknown one raises `OptionError` naming `kind` (solver, model_args, ...). `defaults` are

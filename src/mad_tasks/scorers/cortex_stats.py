@@ -63,7 +63,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     )
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, columns={"context_ratio": "context read"})
 
 
 def cortex_stats() -> list[Scorer]:

@@ -49,7 +49,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     return Reading(result.stats(), metadata)
 
 
-SCORERS = family(FIGURES, read, rank=2)
+SCORERS = family(FIGURES, read, rank=2, columns={"calls": "calls"})
 
 
 def debate_stats() -> list[Scorer]:

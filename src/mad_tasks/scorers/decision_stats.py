@@ -200,7 +200,7 @@ def challenge_figures(
     }
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, columns={"decision_success": "decided"})
 
 
 @scorer(metrics=[mean()])

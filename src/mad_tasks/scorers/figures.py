@@ -34,6 +34,7 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from .._aliases import register_short_aliases
 from .._inspect_compat import task_scorer_names
@@ -129,18 +130,29 @@ class Family:
     figures: Sequence[Figure]
     read: Reader  # not memoized: a solver reads the record it has just written
     rank: int  # where its figures come in a sample's scores: did it help, the method's, the costs
+    columns: Mapping[str, str]  # figure -> its header in the samples list, for those shown there
 
 
 FAMILIES: list[Family] = []
 PREFIX = "mad_tasks/"
+# The run's label as a score of every sample (`_inspect_sample.method_score`): the viewer's samples
+# lists show scores as columns, and nothing else a solver writes. Metric-less (the scorer of this
+# name says so), so the eval's results gain no figure from it.
+METHOD = PREFIX + "method"
 SHORT: set[str] = set()  # the figures registered under their bare name (unless another holds it)
 
 
-def family(figures: Sequence[Figure], read: Reader, rank: int = 1) -> list[Callable[[], Scorer]]:
+def family(
+    figures: Sequence[Figure],
+    read: Reader,
+    rank: int = 1,
+    columns: Mapping[str, str] | None = None,
+) -> list[Callable[[], Scorer]]:
     """The registered scorers of a family's figures, all reading a sample once through `read`;
     the family's figures are then among those a solver writes (`sample_figures`), in the order
-    of `rank` (0: whether the debate helped, 1: a method's own figures, 2: its costs)."""
-    FAMILIES.append(Family(figures, read, rank))
+    of `rank` (0: whether the debate helped, 1: a method's own figures, 2: its costs). `columns`
+    names the figures a task's samples list shows by default, with their headers."""
+    FAMILIES.append(Family(figures, read, rank, dict(columns or {})))
     shared = memo(read)
     scorers = [figure_scorer(f, shared) for f in figures]
     SHORT.update(register_short_aliases(scorers, "scorer"))
@@ -170,6 +182,30 @@ def sample_figures(state: TaskState) -> dict[str, Score]:
             if score is not None and name not in (taken or ()):
                 scores[name] = score
     return scores
+
+
+def samples_view(*scores: str) -> ViewerConfig:
+    """A task's samples list: the sample, the answer, the task's own `scores`, the run's label,
+    then the figures the families name as columns (whether the debate helped, one figure of each
+    method, the calls) and the tokens. A figure the run lacks has no column; every other score
+    stays a click away in the list's Columns menu."""
+    _import_families()
+    ranked = sorted(FAMILIES, key=lambda f: f.rank)
+    figures = {score_name(name): header for f in ranked for name, header in f.columns.items()}
+    built = [TaskSamplesColumn(id=c) for c in ("sampleId", "input", "target", "answer")]
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="debate",
+            columns=[
+                *built,
+                *(TaskSamplesColumn.score(s) for s in scores),
+                TaskSamplesColumn.score(METHOD),
+                *(TaskSamplesColumn.score(name) for name in figures),
+                TaskSamplesColumn(id="tokens"),
+            ],
+            score_labels={METHOD: "method", **figures},
+        )
+    )
 
 
 @functools.cache

@@ -283,7 +283,7 @@ def read(state: TaskState, target: Target) -> Reading:
     return Reading(values)
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, columns={"position_consistent": "consistent"})
 
 
 VERDICT_FIGURES = ("tie", "abstained")

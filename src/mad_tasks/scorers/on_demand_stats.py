@@ -44,7 +44,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     return Reading(values, {"debated": detail})
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, columns={"debated": "debated"})
 
 
 def on_demand_stats() -> list[Scorer]:

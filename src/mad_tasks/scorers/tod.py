@@ -408,7 +408,7 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     )
 
 
-SCORERS = family(FIGURES, read)
+SCORERS = family(FIGURES, read, columns={"nodes": "nodes"})
 
 
 def tree_stats() -> list[Scorer]:

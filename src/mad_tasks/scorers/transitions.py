@@ -94,7 +94,13 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     return reading_of(load_result(state), choices, state.metadata, target.target)
 
 
-SCORERS = family(FIGURES, read, rank=0)
+COLUMNS = {
+    "first_majority_correct": "first vote",
+    "first_verdict_correct": "first verdict",
+    "wrong_to_right": "wrong→right",
+    "right_to_wrong": "right→wrong",
+}
+SCORERS = family(FIGURES, read, rank=0, columns=COLUMNS)
 
 
 def transitions() -> list[Scorer]:

@@ -59,11 +59,10 @@ def solver_of(spec: MethodSpec) -> Callable[..., Solver]:
                 result = await read(state, options, run)
             except OptionError as e:  # one the sample decides, before its first call
                 raise e.of("solver") from None
-            save_result(state, result, changed)
+            save_result(state, result, chosen)
             return state
 
-        chosen, defaults = options.record(), spec.options(**spec.preset).record()
-        changed = {name: value for name, value in chosen.items() if value != defaults[name]}
+        chosen = options.record()  # the label names those that differ from the defaults
 
         return solve
 

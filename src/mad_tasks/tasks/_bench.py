@@ -16,9 +16,11 @@ from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer, choice
 from inspect_ai.solver import prompt_template
+from inspect_ai.util import registry_info
 
 from ..engine.answers import MAX_DIGITS, normalise_number
 from ..engine.checks import OptionError, boolean, integer, one_of, optional, shown, text
+from ..scorers.figures import samples_view
 from ..solvers import du_debate
 from ._data import hf_records, pick, read_records
 
@@ -116,14 +118,21 @@ def benchmark_task(
     **metadata: Any,
 ) -> Task:
     samples = [to_sample(r, f"{source}: record {i + 1}", i + 1) for i, r in enumerate(records)]
-    return Task(
+    return viewed_task(
+        scorer,
         dataset=MemoryDataset(subset.take(samples, source), name=name),
         setup=prompt_template(prompt),
         solver=du_debate(),
-        scorer=scorer,
         metadata={"source": source, **subset.metadata(), **metadata},
         version=1,
     )
+
+
+def viewed_task(scorer: list[Scorer], **task: Any) -> Task:
+    """A task whose samples list opens on what a debate run asks first (`samples_view`): the
+    task's own scores, the run's label, whether the debate helped and what it cost."""
+    names = [registry_info(s).name.split("/")[-1] for s in scorer]
+    return Task(scorer=scorer, viewer=samples_view(*names), **task)
 
 
 def mc_scorers() -> list[Scorer]:

@@ -23,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..scorers.judge_metrics import judge_agreement, verdict_stats
 from ..solvers import samre
-from ._bench import check_choice, data_path_option, subset_option
+from ._bench import check_choice, data_path_option, subset_option, viewed_task
 from ._data import download, read_records
 from ._options import only_its_options
 from .mt_bench_judge import TIES, setup, with_choices
@@ -92,11 +92,11 @@ def autoj_pairwise(
     if ties == "drop":
         samples = [s for s in samples if s.target != "tie"]
     samples = [with_choices(s, ties) for s in samples]
-    return Task(
+    return viewed_task(
+        [judge_agreement(), *verdict_stats()],
         dataset=MemoryDataset(chosen.take(samples, source), name="autoj_pairwise"),
         setup=setup(ties),
         solver=samre(),
-        scorer=[judge_agreement(), *verdict_stats()],
         metadata={
             "source": source,
             "ties": ties,

@@ -31,7 +31,7 @@ from inspect_ai.model import ChatMessageUser, ContentText
 from ..engine.checks import OptionError, integer, optional
 from ..scorers.longbench import CATEGORIES, DATASETS, longbench_score
 from ..solvers import du_debate
-from ._bench import Record, Subset, data_path_option, id_field, subset_option
+from ._bench import Record, Subset, data_path_option, id_field, subset_option, viewed_task
 from ._data import cache_dir, download, pick, read_records
 from ._options import only_its_options
 
@@ -283,10 +283,10 @@ def longbench(
             f"longbench: no sample of {', '.join(missing)}; m_avg is the mean over the other "
             "categories"
         )
-    return Task(
+    return viewed_task(
+        [longbench_score()],
         dataset=MemoryDataset(taken, name="longbench"),
         solver=du_debate(),
-        scorer=[longbench_score()],
         metadata={
             "source": source,
             "categories": list(wanted),

@@ -26,7 +26,7 @@ from ..engine.content import Question, text_of
 from ..engine.methods.d3 import Pair
 from ..scorers.judge_metrics import CHOICES, judge_agreement, verdict_stats
 from ..solvers import samre
-from ._bench import check_choice, data_path_option, id_field, subset_option
+from ._bench import check_choice, data_path_option, id_field, subset_option, viewed_task
 from ._data import hf_records, hf_revision, read_records
 from ._options import only_its_options
 
@@ -143,11 +143,11 @@ def mt_bench_judge(
     if ties == "drop":
         samples = [s for s in samples if s.target != "tie"]
     samples = [with_choices(s, ties) for s in samples]
-    return Task(
+    return viewed_task(
+        [judge_agreement(), *verdict_stats()],
         dataset=MemoryDataset(chosen.take(samples, source), name="mt_bench_judge"),
         setup=setup(ties),
         solver=samre(),
-        scorer=[judge_agreement(), *verdict_stats()],
         metadata={"source": source, "revision": revision, "ties": ties, "gold_ties": gold_ties},
         version=1,
     )

@@ -30,7 +30,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from ..scorers.tod import tod_judge, tod_pairwise
 from ..solvers import tree_of_debate
-from ._bench import check_choice, data_path_option, subset_option
+from ._bench import check_choice, data_path_option, subset_option, viewed_task
 from ._data import download, read_text
 from ._options import only_its_options
 
@@ -206,10 +206,10 @@ def paper_compare(
             f"task options 'kind' and 'cited': no pair of {source} is kind={kind}, cited={cited} "
             f"(it has {cells(pairs.samples)})"
         )
-    return Task(
+    return viewed_task(
+        [*tod_judge(), *tod_pairwise()],
         dataset=MemoryDataset(chosen.take(samples, source), name="paper_compare"),
         solver=tree_of_debate(),
-        scorer=[*tod_judge(), *tod_pairwise()],
         metadata={
             "source": source,
             "kind": kind,

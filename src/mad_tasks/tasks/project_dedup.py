@@ -24,7 +24,7 @@ from inspect_ai.dataset import MemoryDataset
 from ..engine.checks import OptionError, one_of, optional
 from ..scorers.pd3 import retrieval_at_k
 from ..solvers import pd3
-from ._bench import data_path_option, subset_option
+from ._bench import data_path_option, subset_option, viewed_task
 from ._options import only_its_options
 from ._pd3_data import VARIANTS, dedup_sample, load
 
@@ -64,10 +64,10 @@ def project_dedup(
     variant = variant_option(variant, local)
     loaded = load(local, variant)
     samples = [dedup_sample(loaded.bench, q) for q in loaded.bench.queries]
-    return Task(
+    return viewed_task(
+        [retrieval_at_k()],
         dataset=MemoryDataset(chosen.take(samples, loaded.source), name="project_dedup"),
         solver=pd3(),
-        scorer=[retrieval_at_k()],
         metadata={**loaded.metadata(), **chosen.metadata()},
         version=1,
     )

@@ -41,7 +41,7 @@ from inspect_ai.dataset import MemoryDataset
 from ..engine.checks import OptionError, integer, optional
 from ..scorers.pd3 import dup_pairwise
 from ..solvers import pd3_feedback
-from ._bench import data_path_option
+from ._bench import data_path_option, viewed_task
 from ._options import only_its_options
 from ._pd3_data import MAX_PAIRS, draw_pairs, eligible, graded, load, pair_sample
 from .project_dedup import variant_option
@@ -82,12 +82,12 @@ def project_dup_pairs(
             "task",
         )
     drawn = draw_pairs(queries, available if wanted is None else wanted, seed)
-    return Task(
+    return viewed_task(
+        [*dup_pairwise()],
         dataset=MemoryDataset(
             [pair_sample(loaded.bench, p) for p in drawn], name="project_dup_pairs"
         ),
         solver=pd3_feedback(),
-        scorer=[*dup_pairwise()],
         metadata={
             **loaded.metadata(),
             "pairs": len(drawn),

@@ -11,7 +11,7 @@ from inspect_ai.solver import Solver, prompt_template
 
 from ..scorers.answers import final_answer
 from ..solvers import du_debate
-from ._bench import check_choice, data_path_option, id_field, subset_option
+from ._bench import check_choice, data_path_option, id_field, subset_option, viewed_task
 from ._data import download, read_records
 from ._options import only_its_options
 
@@ -80,11 +80,11 @@ def strategyqa(
         path, source = local, local
     records = read_records(path)
     samples = [record_to_sample(r, f"{path}: record {i + 1}") for i, r in enumerate(records)]
-    return Task(
+    return viewed_task(
+        [final_answer()],
         dataset=MemoryDataset(chosen.take(samples, source), name="strategyqa"),
         setup=setup(),
         solver=du_debate(),
-        scorer=[final_answer()],
         metadata={"source": source, "split": None if data_path else split},
         version=1,
     )
