@@ -8,8 +8,14 @@ import math
 
 import pytest
 from inspect_ai.log import EvalLog
-from testdata import MT_BENCH_PAIRS, STRATEGYQA
+from testdata import FIXTURES, MT_BENCH_PAIRS, STRATEGYQA
 
+from mad_tasks import solvers
+from mad_tasks.engine.catalogue import CATALOGUE
+from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.methods.pd3_feedback import SidePair
+from mad_tasks.engine.methods.pd3_query import Retrieval
+from mad_tasks.engine.methods.tod_papers import PaperPair
 from mad_tasks.scorers.cortex_stats import FIGURES as CORTEX
 from mad_tasks.scorers.debate_stats import FIGURES as COSTS
 from mad_tasks.scorers.decision_stats import CHALLENGE_FIGURES
@@ -19,6 +25,9 @@ from mad_tasks.scorers.on_demand_stats import FIGURES as ON_DEMAND
 from mad_tasks.scorers.transitions import FIGURES as TRANSITIONS
 from mad_tasks.solvers import cortex, du_debate, more, on_demand, voting
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
+from mad_tasks.tasks.paper_compare import paper_compare
+from mad_tasks.tasks.project_dedup import project_dedup
+from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 from mad_tasks.tasks.strategyqa import strategyqa
 
 METHOD = "mad_tasks/method"
@@ -90,3 +99,20 @@ def test_runs_that_differ_by_an_option_or_a_role_have_different_method_scores(
     log = run(strategyqa(data_path=str(STRATEGYQA)), solver=du_debate(**options),
               model="madsim/x", model_roles=roles, limit=2)  # fmt: skip
     assert {s.scores[METHOD].value for s in log.samples or []} == {label}
+
+
+# the project's task for what each kind of method reads
+TASKS = {
+    None: lambda: strategyqa(data_path=str(STRATEGYQA)),
+    Pair: lambda: mt_bench_judge(data_path=str(MT_BENCH_PAIRS)),
+    PaperPair: lambda: paper_compare(data_path=str(FIXTURES / "paper_compare" / "pairs.tsv")),
+    Retrieval: lambda: project_dedup(data_path=str(FIXTURES / "pd3")),
+    SidePair: lambda: project_dup_pairs(data_path=str(FIXTURES / "pd3"), pairs=None),
+}
+
+
+@pytest.mark.parametrize("method", CATALOGUE.names())
+def test_no_method_shows_a_nan_in_a_plain_run(run, method) -> None:
+    spec = CATALOGUE[method]
+    log = run(TASKS[spec.reads](), solver=getattr(solvers, method)(), model="madsim/x", limit=3)
+    no_nan(log)

@@ -286,9 +286,29 @@ def demo(
     logs = sorted(Path(log_dir).glob("*.eval"), key=lambda p: p.stat().st_mtime)
     print(f"\ninspect eval finished in {elapsed:.0f} s (exit code {rc})")
     if logs:
+        unread, answers = unreadable(logs[-1])
+        if answers:
+            print(f"agents' answers: {unread} of {answers} unreadable ({unread / answers:.0%})")
         print(f"Log: {logs[-1]}")
     print(f"Open it with: inspect view --log-dir {log_dir}")
     return rc
+
+
+def unreadable(log: Path) -> tuple[int, int]:
+    """Of the agents' answers in a log's debate records, how many had no readable answer (after
+    the follow-ups), and how many there were."""
+    from inspect_ai.log import read_eval_log
+
+    from .._inspect_sample import STORE_KEY
+    from ..engine.records import DebateResult
+
+    answers = [
+        a
+        for sample in read_eval_log(str(log)).samples or []
+        if STORE_KEY in sample.store
+        for a in DebateResult.from_dict(sample.store[STORE_KEY]).answers
+    ]
+    return sum(a.answer is None for a in answers), len(answers)
 
 
 def main(argv: list[str] | None = None) -> int:

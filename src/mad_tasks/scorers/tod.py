@@ -390,8 +390,12 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     if not isinstance(record, TreeRecord):
         return NotApplicable(NOT_TREE)
     stats = record.stats()
+    # without self-deliberation or preemption no segment is ever judged: the figure never applies
+    options = result.options
+    off = options.get("self_deliberation") is False or options.get("k_preempt") == 0
+    none = (NotApplicable if off else Missing)(NO_JUDGED)
     values: dict[str, int | float | Missing] = {
-        name: Missing(NO_JUDGED) if value is None else value for name, value in stats.items()
+        name: none if value is None else value for name, value in stats.items()
     }
     if not record.nodes:  # a baseline: one or three calls, no tree
         values |= dict.fromkeys(
