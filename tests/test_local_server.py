@@ -78,3 +78,15 @@ def test_a_demo_stops_its_own_server_and_never_the_recorded_one(slow) -> None:
     assert local.stop(only=own) is False  # already gone: the shared one stays
     assert stubs() == [shared.pid]
     local.stop()
+
+
+@pytest.mark.parametrize(("unparseable", "unread"), [(0.0, 0), (1.0, 12)])
+def test_the_demo_counts_the_unreadable_answers_of_its_log(run, unparseable, unread) -> None:
+    from testdata import STRATEGYQA
+
+    from mad_tasks.solvers import du_debate
+    from mad_tasks.tasks.strategyqa import strategyqa
+
+    log = run(strategyqa(data_path=str(STRATEGYQA)), solver=du_debate(retries=0),
+              model="madsim/x", model_args={"unparseable": unparseable}, limit=2)  # fmt: skip
+    assert local.unreadable(Path(log.location)) == (unread, 12)  # 2 questions x 3 agents x 2 rounds

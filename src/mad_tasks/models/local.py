@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
+from ..engine.answers import YesNo
+
 HOST = "127.0.0.1"  # never listen beyond this machine
 SERVER_MODULE = "llama_cpp.server"  # what `python -m` runs; a process is ours when it runs this
 ALIAS = "gemma-3-270m"
@@ -36,10 +38,20 @@ DEMO_DATA = "demo_yesno.jsonl"
 # The GGUF carries no chat template, so llama-cpp-python would fall back to llama-2's [INST] format.
 # Gemma's own turn markers (`--chat-format gemma`) mean nothing to the base model: it echoes the
 # prompt and almost never states an answer. A plain User/Assistant transcript is what a base model
-# continues best (about half its replies then carry an answer).
+# continues best. Two worked exchanges before every conversation show it the reply a debate reads:
+# a short reason, then a last line `ANSWER: ...`, then the turn ends. Without them it rambled on
+# and named no answer (25 of a demo's 30 answers unreadable, 160 s; with them 11 of 90 over three
+# demos, 37-45 s: README).
+EXAMPLES = "".join(
+    f"User: {question} {YesNo().instruction()}\nAssistant: {reason}\nANSWER: {answer}\n"
+    for question, reason, answer in (
+        ("Is ice colder than boiling water?", "Ice is below 0 °C; boiling water is 100 °C.", "yes"),
+        ("Can a fish climb a tree?", "A fish has fins, not limbs, and lives in water.", "no"),
+    )
+)
 TRANSCRIPT_TEMPLATE = {
     "chat_template": (
-        "<bos>{% for m in messages %}"
+        "<bos>" + EXAMPLES.replace("{", "{{ '{' }}") + "{% for m in messages %}"
         "{% if m.role == 'system' %}{{ m.content + '\\n\\n' }}"
         "{% elif m.role == 'user' %}{{ 'User: ' + m.content | trim + '\\n' }}"
         "{% elif m.content %}{{ 'Assistant: ' + m.content | trim + '\\n' }}"
