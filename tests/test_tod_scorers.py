@@ -375,7 +375,7 @@ def test_the_rubric_judge_scores_each_criterion(run) -> None:
     assert by_name["tod_contextualization"] == (100.0, 1, 1)
     s1, s2 = log.samples
     # the grade in the metadata: the viewer's answer column shows the summary, not "3/4"
-    assert s1.scores["tod_factuality"].answer is None
+    assert s1.scores["tod_factuality"].answer == SUMMARY
     assert s1.scores["tod_factuality"].metadata["graded"] == "3/4"
     assert s1.scores["tod_factuality"].explanation.startswith(
         "3 of 4 sentences marked accurate (marks 1 1 0 1).\n\nThe last but one is wrong."

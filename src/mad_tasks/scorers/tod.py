@@ -122,7 +122,7 @@ def _graded_text(g: Grading) -> tuple[str, str]:
     )
 
 
-def graded_score(g: Grading, note: str, metadata: dict[str, Any]) -> Score:
+def graded_score(g: Grading, note: str, metadata: dict[str, Any], summary: str = "") -> Score:
     metadata = {
         **metadata,
         "sentences": list(g.sentences),
@@ -146,10 +146,11 @@ def graded_score(g: Grading, note: str, metadata: dict[str, Any]) -> Score:
         )
     grade, first = _graded_text(g)
     reasons = g.grade.explanation if g.grade else ""
-    # no `answer`: the viewer's answer column then shows the summary graded, not the grade, which
-    # the metadata keeps; the value to 2 decimals (71.43, not 71.42857142857143)
+    # the answer is the summary graded, which the viewer's answer column shows (the grade is in
+    # the metadata and the explanation); the value to 2 decimals (71.43, not 71.42857142857143)
     return Score(
         value=round(g.value, 2),
+        answer=summary,
         explanation=note + first + (f"\n\n{reasons}" if reasons else ""),
         metadata={**metadata, "graded": grade},
     )
@@ -171,7 +172,7 @@ def criterion_scorer(o: JudgeOptions, criterion: str) -> Scorer:
             criterion,
             o.structured,
         )
-        return graded_score(g, note, costs(runtime, g.calls))
+        return graded_score(g, note, costs(runtime, g.calls), state.output.completion)
 
     return score
 
