@@ -563,3 +563,19 @@ def test_options_addressed_to_one_function_reach_only_it(monkeypatch: pytest.Mon
         DebateCompletionFn(method="du_debate", model="madsim/x", **{"dudebate.agents": 5})
     with pytest.raises(OptionError, match="'jurors'"):  # a plain option goes to every function
         DebateCompletionFn(method="du_debate", model="madsim/x", jurors=3)
+
+
+def test_a_battle_of_two_instructions_is_judged_through_an_endpoint(stub: Stub) -> None:
+    """evals' own battle layout (two instructions, cot_classify after the question) through an
+    OpenAI-compatible endpoint: the court reads both instructions and both responses, and its
+    verdict is the spec's choice string (the stub's court prefers the answer that says Paris)."""
+    prompt = two_battle("Name the capital of France.", "Name the capital of Italy.",
+                        "It is Paris.", "It is Milan.")  # fmt: skip
+    done = judge(stub)([{"role": "user", "content": prompt}])
+    assert done.get_completions() == ["Yes"]
+    assert len(stub.requests) == 14  # 3 advocates per side, a merge each, the judge, 5 jurors
+    first = stub.user_texts()[0]
+    assert block(first, "Answer A") == "It is Paris." and block(first, "Answer B") == "It is Milan."
+    assert "written for this instruction:\nName the capital of France." in first
+    assert "written for this instruction:\nName the capital of Italy." in first
+    assert "step by step" not in first  # the grader's own request stays out of the court's
