@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, Content, ContentText, get_model, model_roles
 from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
@@ -19,7 +20,7 @@ from .engine.records import DebateResult
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
 from .log_tags import label
-from .models.local import MODEL as LOCAL_MODEL
+from .models import LOCAL_MODEL
 from .scorers.figures import METHOD as METHOD_SCORE
 from .scorers.figures import sample_figures
 
@@ -40,6 +41,12 @@ def save_result(state: TaskState, result: DebateResult, options: Mapping[str, An
     applies to the run as a score (the transitions, the calls and tokens, the method's own
     figures: see `scorers.figures`)."""
     state.store.set(STORE_KEY, result.to_dict())
+    if (stop := result.stopped) is not None:
+        transcript().info(
+            f"The {stop.kind} limit ({stop.value:g} of {stop.limit:g}) ended the debate at "
+            f"{stop.where}; {stop.decided} decided the answer.",
+            source="limit reached",
+        )
     state.scores = {**(state.scores or {}), METHOD_SCORE: method_score(result, options)}
     state.scores |= sample_figures(state)
 

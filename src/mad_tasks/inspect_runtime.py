@@ -28,12 +28,13 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.util import JSONSchema, span
+from inspect_ai.util import JSONSchema, LimitExceededError, span
 from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
 from .engine.content import Msg
 from .engine.embeddings import Embedder, load_embedder
+from .engine.limits import LimitReached
 from .engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
 
 T = TypeVar("T")
@@ -210,6 +211,8 @@ class InspectRuntime:
         try:
             try:
                 out = await model.generate(messages, config=config, cache=cache)
+            except LimitExceededError as e:  # the method decides from what is complete
+                raise LimitReached(e.type, e.value, e.limit) from None
             except ValidationError:
                 if not call.logprobs:
                     raise
@@ -239,7 +242,9 @@ class InspectRuntime:
                 for index, awaitable in enumerate(calls):
                     group.start_soon(run, index, awaitable)
         except ExceptionGroup as errors:
-            if len(errors.exceptions) != 1:
+            # calls that reached a limit together stop the stage as one
+            limits = all(isinstance(e, LimitReached) for e in errors.exceptions)
+            if len(errors.exceptions) != 1 and not limits:
                 raise
             error = errors.exceptions[0]
             raise error from error.__cause__

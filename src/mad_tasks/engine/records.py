@@ -124,6 +124,19 @@ def record_kinds() -> dict[str, type[MethodRecord]]:
 DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """A limit that ended the debate before its end (`engine/limits.py`): the limit's `kind`, the
+    `value` reached and the `limit`, `where` the method stopped (`round 3`) and what `decided` its
+    answer (`the vote of round 2`)."""
+
+    kind: str
+    value: float
+    limit: float
+    where: str
+    decided: str
+
+
 @dataclass
 class DebateResult:
     method: str
@@ -135,6 +148,8 @@ class DebateResult:
     options: dict[str, Any] = field(default_factory=dict)
     # the method family's own record; None: the method records nothing beyond these fields
     record: MethodRecord | None = None
+    # the limit that ended the debate early; None: it ran to its end
+    stopped: Stopped | None = None
 
     @property
     def rounds(self) -> int:
@@ -196,6 +211,17 @@ class DebateResult:
 
 
 @cache
+def _required(cls: type) -> frozenset[str]:
+    """The fields a record of `cls` must hold: those without a default."""
+    missing = dataclasses.MISSING
+    return frozenset(
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is missing and f.default_factory is missing
+    )
+
+
+@cache
 def _field_types(cls: type) -> dict[str, Any]:
     hints = get_type_hints(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
@@ -203,15 +229,17 @@ def _field_types(cls: type) -> dict[str, Any]:
 
 def from_json(hint: Any, value: Any) -> Any:
     """`value` (parsed JSON) as the type `hint`: a dataclass from an object with exactly its
-    fields, a tuple from a list, containers item by item, an optional as its one other type; any
-    other value (a number, a text, a union of plain types) as it is. `RecordError` when an object
-    does not have the fields its dataclass has."""
+    fields (one with a default may be missing: a record written before the field was added), a
+    tuple from a list, containers item by item, an optional as its one other type; any other value
+    (a number, a text, a union of plain types) as it is. `RecordError` when an object does not
+    have the fields its dataclass has."""
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         fields = _field_types(hint)
-        if not isinstance(value, dict) or value.keys() != fields.keys():
+        needed = _required(hint)
+        if not isinstance(value, dict) or not needed <= value.keys() <= fields.keys():
             got = sorted(value) if isinstance(value, dict) else type(value).__name__
             raise RecordError(f"{hint.__name__} has the fields {sorted(fields)}, got {got}")
-        return hint(**{name: from_json(t, value[name]) for name, t in fields.items()})
+        return hint(**{name: from_json(fields[name], v) for name, v in value.items()})
     origin, args = get_origin(hint), get_args(hint)
     if origin in (Union, types.UnionType):
         others = [a for a in args if a is not type(None)]

@@ -25,11 +25,11 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from ..engine.answers import YesNo
+from . import LOCAL_ALIAS, LOCAL_MODEL
 
 HOST = "127.0.0.1"  # never listen beyond this machine
 SERVER_MODULE = "llama_cpp.server"  # what `python -m` runs; a process is ours when it runs this
-ALIAS = "gemma-3-270m"
-MODEL = f"llama-cpp-python/{ALIAS}"  # the Inspect model spec
+ALIAS, MODEL = LOCAL_ALIAS, LOCAL_MODEL  # the server's model name, the Inspect model spec
 # the longest demo call measured ~1,100 tokens; a longer prompt comes back as a model_length
 # stop (so an abstention), not an error
 N_CTX = 4096

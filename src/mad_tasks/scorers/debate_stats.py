@@ -10,6 +10,7 @@ metadata holds it per role (`by_role`), and `calls` the model each role ran on (
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.scorer import Scorer, Target
@@ -46,6 +47,8 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
         name: {"by_role": {r: t[name] for r, t in by_role.items()}} for name in TOTALS
     }
     metadata["calls"]["roles"] = result.options.get("roles")
+    # a limit that ended the debate early: which, where, and what decided the answer
+    metadata["calls"]["stopped"] = asdict(result.stopped) if result.stopped else None
     return Reading(result.stats(), metadata)
 
 

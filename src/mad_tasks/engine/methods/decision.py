@@ -45,6 +45,7 @@ from typing import cast
 from .. import prompts as base_prompts
 from ..content import Msg, compose
 from ..embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
+from ..limits import LimitReached, stop_at
 from ..protocols import consensus, voting
 from ..protocols.voting import BallotRules, Parsed
 from ..records import AgentAnswer, DebateResult, Tally
@@ -91,15 +92,22 @@ async def decision_debate(
 ) -> DebateResult:
     debate = _Debate(session, cfg)
     replaced: Counterfeit | None = None
-    if cfg.challenge in challenges.REPLACED:
-        # the challenger needs only the task, so it writes while the debate runs
-        both = await session.runtime.gather(debate.run(), debate.counterfeit())
-        outcome, replaced = cast(Outcome, both[0]), cast(Counterfeit, both[1])
-    else:
-        outcome = await debate.run()
+    limit: LimitReached | None = None
+    try:
+        if cfg.challenge in challenges.REPLACED:
+            # the challenger needs only the task, so it writes while the debate runs
+            both = await session.runtime.gather(debate.run(), debate.counterfeit())
+            outcome, replaced = cast(Outcome, both[0]), cast(Counterfeit, both[1])
+        else:
+            outcome = await debate.run()
+    except LimitReached as reached:  # the turn in progress ends the debate, as max_turns does
+        limit, outcome = reached, debate.no_decision()
     debate.announce(outcome)
-    challenge = await debate.challenge(outcome, replaced) if cfg.challenge != "none" else None
-    return await debate.result(outcome, challenge, embedder or HashingEmbedder())
+    challenged = cfg.challenge != "none" and limit is None  # no stage after a limit
+    challenge = await debate.challenge(outcome, replaced) if challenged else None
+    result = await debate.result(outcome, challenge, embedder or HashingEmbedder())
+    decided = f"the rule for no decision ({outcome.fallback_used}) after the turns that ran"
+    return stop_at(result, limit, f"turn {debate.turn}", decided)
 
 
 class _Debate:
@@ -112,6 +120,7 @@ class _Debate:
         self.transcript: list[Contribution] = []
         self.checks: list[ConsensusCheck] = []
         self.votes: list[Vote] = []
+        self.turn = 0  # the turn in progress (0: the personas, before the first)
 
     async def run(self) -> Outcome:
         cfg = self.cfg
@@ -120,6 +129,7 @@ class _Debate:
                 self.personas = dict(zip(self.names, await expert_personas(self.s, self.names)))
             self.rt.info("personas", viewer.persona_table(self.personas))
         for turn in range(1, cfg.max_turns + 1):
+            self.turn = turn
             async with self.rt.span(f"turn {turn}"):
                 agreed = await self.discuss(turn)
             self.rt.info(
@@ -393,7 +403,7 @@ class _Debate:
             return Outcome(
                 final, False, None, "latest_proposal", proposal.agent if proposal else None
             )
-        if self.cfg.no_decision == "none":
+        if self.cfg.no_decision == "none" or not self.votes:  # no vote held (a limit came first)
             return Outcome(None, False, None, "none")
         first = self.names[0]
         candidate = next((c for c in self.votes[-1].candidates if first in c.agents), None)

@@ -2,7 +2,9 @@
 
 N agents answer independently in round 1. In each later round t every agent reads the other agents'
 round t-1 replies (simultaneous rounds, the authors' intended semantics) and updates its answer; each
-agent keeps its own conversation. The final answer is the plurality of the last round's answers.
+agent keeps its own conversation. The final answer is the plurality of the last round's answers. When a limit of the run stops a
+round, the debate ends there and the plurality of the last complete round decides (none: no
+answer).
 With `sequential=True` an agent also reads the replies already given in round t by agents before it.
 Round-one answers given before the method ran (on_demand's first stage) are taken, not asked again.
 """
@@ -16,6 +18,7 @@ from typing import ClassVar
 from .. import prompts, viewer_text
 from ..checks import boolean, integer
 from ..content import Msg
+from ..limits import LimitReached, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
@@ -59,32 +62,39 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
         opened = given.get(name) if round == 1 else None
         return speak(session, name, round, history[name], update, peers, opened)
 
+    limit: LimitReached | None = None
     for t in range(1, rounds + 1):
         previous = by_round[-1] if by_round else []
-        async with rt.span(f"round {t}"):
-            if t == 1:
-                given = take_openings(session, names, history)
-            if sequential and previous:
-                current: list[AgentAnswer] = []
-                for i, name in enumerate(names):
-                    peers = current + previous[i + 1 :]
-                    current.append(await turn(name, t, peers))
-            else:
-                current = await rt.gather(
-                    *(turn(name, t, [a for a in previous if a.agent != name]) for name in names)
-                )
+        try:
+            async with rt.span(f"round {t}"):
+                if t == 1:
+                    given = take_openings(session, names, history)
+                if sequential and previous:
+                    current: list[AgentAnswer] = []
+                    for i, name in enumerate(names):
+                        peers = current + previous[i + 1 :]
+                        current.append(await turn(name, t, peers))
+                else:
+                    current = await rt.gather(
+                        *(turn(name, t, [a for a in previous if a.agent != name]) for name in names)
+                    )
+        except LimitReached as reached:  # the round in progress is dropped
+            limit = reached
+            break
         by_round.append(list(current))
         rt.info(f"round {t}", viewer_text.round_table(f"Round {t}", current, p.fmt.describe))
 
-    tally = final_vote(session, by_round)
-    return DebateResult(
+    tally = final_vote(session, by_round) if by_round else None
+    result = DebateResult(
         method="du_debate",
-        final=tally.winner,
+        final=tally.winner if tally else None,
         answers=[a for r in by_round for a in r],
         calls=session.calls,
         tally=tally,
         options={"agents": agents, "rounds": rounds, "sequential": sequential},
     )
+    decided = f"the vote of round {len(by_round)}" if by_round else "no answer: no round finished"
+    return stop_at(result, limit, f"round {len(by_round) + 1}", decided)
 
 
 SPEC = MethodSpec(

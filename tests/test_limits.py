@@ -1,0 +1,82 @@
+"""A limit ends a debate, never a sample (engine/limits.py): with Inspect's `--token-limit` below
+a debate's full cost, every sample is scored, the answer is the method's decision from what was
+complete, and the record names the limit, where it stopped and what decided."""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from testdata import STRATEGYQA
+
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.solvers import consensus, du_debate, reconcile
+from mad_tasks.tasks.strategyqa import strategyqa
+
+# what every agent answers in each round, by how many of its own replies the call already holds
+ROUNDS = {0: "yes", 1: "no", 2: "yes"}
+PER_CALL = 100  # tokens every call reports
+
+
+def scripted() -> Model:
+    def output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
+        own = sum(m.role == "assistant" for m in input)
+        out = ModelOutput.from_content("mockllm/model", f"Reasoned.\nANSWER: {ROUNDS[min(own, 2)]}")
+        out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=output)
+
+
+def record(log) -> DebateResult:
+    [sample] = log.samples
+    return DebateResult.from_dict(sample.store["mad_tasks:debate"])
+
+
+def test_a_token_limit_ends_du_debate_at_its_last_complete_round(run) -> None:
+    # rounds 1 and 2 fit (6 calls, 600 tokens); the first call of round 3 passes 650
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=650)
+    [sample] = log.samples
+    assert sample.error is None and sample.limit is None  # the sample went on to be scored
+    result = record(log)
+    assert result.stopped is not None
+    assert (result.stopped.kind, result.stopped.limit) == ("token", 650)
+    assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
+    assert result.rounds == 2 and len(result.calls) == 6
+    # round 2's answer, not round 3's (yes) nor round 1's (yes)
+    assert result.final == "no" == sample.output.completion.split("ANSWER: ")[-1]
+    assert sample.scores["final_answer"].value in ("C", "I")
+    assert sample.scores["calls"].value == 6
+    assert sample.scores["calls"].metadata["stopped"]["where"] == "round 3"
+    assert any(e.event == "info" and e.source == "limit reached" for e in sample.events)
+    for score in log.results.scores:
+        for metric in score.metrics.values():
+            assert not math.isnan(metric.value), score.name
+
+
+def test_a_method_without_a_rule_for_it_ends_with_no_answer_and_its_calls_scored(run) -> None:
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=reconcile(), model=scripted(), limit=1, token_limit=250)
+    [sample] = log.samples
+    assert sample.error is None
+    result = record(log)
+    assert result.final is None and sample.output.completion == ""  # never a guess
+    assert result.stopped is not None and result.stopped.kind == "token"
+    assert result.stopped.decided.startswith("no answer")
+    assert sample.scores["final_answer"].value == "I"  # no answer is never right
+    assert sample.scores["calls"].value == len(result.calls) >= 2
+
+
+def test_a_limit_ends_a_consensus_debate_as_its_turns_running_out_would(run) -> None:
+    """The decision protocols' rule for a debate without a decision decides: for consensus, the
+    latest proposal (two drafts fit in 250 tokens, the third call passes it)."""
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=consensus(personas="none"), model=scripted(), limit=1, token_limit=250)
+    result = record(log)
+    assert result.final == "yes" and result.stopped is not None
+    assert (result.stopped.where, result.stopped.decided) == (
+        "turn 1",
+        "the rule for no decision (latest_proposal) after the turns that ran",
+    )
+    assert len(result.calls) == 2
