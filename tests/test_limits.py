@@ -10,7 +10,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.solvers import consensus, du_debate, reconcile
+from mad_tasks.solvers import consensus, cortex, du_debate, reconcile
 from mad_tasks.tasks.strategyqa import strategyqa
 
 # what every agent answers in each round, by how many of its own replies the call already holds
@@ -80,3 +80,65 @@ def test_a_limit_ends_a_consensus_debate_as_its_turns_running_out_would(run) -> 
         "the rule for no decision (latest_proposal) after the turns that ran",
     )
     assert len(result.calls) == 2
+
+
+def by_agent(answers: dict[str, dict[int, str]]) -> Model:
+    """Each agent's answer per round (the call in flight says whose and which), 100 tokens each."""
+    from mad_tasks.inspect_runtime import current_call
+
+    def output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
+        call = current_call.get()
+        assert call is not None
+        said = answers[call.agent][min(call.round, 3)]
+        out = ModelOutput.from_content("mockllm/model", f"Reasoned.\nANSWER: {said}")
+        out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=output)
+
+
+def test_a_limit_ends_cortex_at_its_last_complete_round(run) -> None:
+    """Two agents say yes, then no in round 3; the third always no: the limit after round 2 leaves
+    round 2's plurality, yes, and the graph of the round that did not finish is not kept."""
+    model = by_agent({"agent_1": {1: "yes", 2: "yes", 3: "no"}, "agent_2": {1: "yes", 2: "yes", 3: "no"},
+                      "agent_3": {1: "no", 2: "no", 3: "no"}})  # fmt: skip
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=cortex(agents=3, max_rounds=4), model=model, limit=1, token_limit=650)
+    result = record(log)
+    assert result.final == "yes" and result.rounds == 2
+    assert result.stopped is not None
+    assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
+    assert result.record.stop_reason == "limit" and not result.record.consensus
+    assert result.record.rounds_executed == 1 and len(result.record.graphs) == 1
+
+
+def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
+    """MORE's 9 calls before the jury fit in 950 tokens; the first juror's reply passes them, so
+    the judge's scores decide (A), not the jury that would have said B."""
+    from inspect_ai.model import ModelOutput as Output
+    from testdata import MT_BENCH_PAIRS
+
+    from mad_tasks.inspect_runtime import current_call
+    from mad_tasks.solvers import more
+    from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
+
+    def output(input: list[ChatMessage], tools, tool_choice, config) -> Output:
+        call = current_call.get()
+        assert call is not None
+        text = {"judge": "ANSWER: (100, 60)", "juror": "ANSWER: B"}.get(call.role, "A defence.")
+        out = Output.from_content("mockllm/model", text)
+        out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
+        return out
+
+    model = get_model("mockllm/model", custom_outputs=output)
+    task = mt_bench_judge(data_path=str(MT_BENCH_PAIRS))
+    log = run(task, solver=more(), model=model, limit=1, token_limit=950)
+    result = record(log)
+    assert result.final == "A" and result.stopped is not None
+    assert (result.stopped.where, result.stopped.decided) == (
+        "the jury",
+        "the judge's scores (the jury did not vote)",
+    )
+    assert len(result.calls) == 9 and result.record.hearings[0].jury == []
+    [sample] = log.samples
+    assert sample.scores["calls"].value == 9 and sample.error is None

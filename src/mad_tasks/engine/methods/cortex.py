@@ -34,6 +34,7 @@ from ..answers import AnswerFormat, FreeText
 from ..checks import OptionError, boolean, integer, number, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
+from ..limits import LimitReached, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult, Tally
@@ -423,60 +424,69 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
 
     # Phase 2: sparse debate rounds; d counts them as the paper does, `now` is the record's round
     d = 0
+    limit: LimitReached | None = None
     while stop is None and d < opts.max_rounds:
         d += 1
         now = d + 1
-        async with rt.span(f"round {now}"):
-            # Step 1: edge weights from running means over rounds 0..d-1
-            R = [rules.running_mean(r, t.confidence, d) for r, t in zip(R, turns[-1])]
-            texts = [_embedded(o.text, opts) for o in outputs]
-            cos = await _similarities(embedder, texts, warnings, rt)
-            sim = [
-                [rules.running_mean(sim[i][j], cos[i][j], d) for j in range(n)] for i in range(n)
-            ]
-            I = [[1.0 - s for s in row] for row in sim]
-            smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
-            S = rules.self_orientation(d, n, P[opts.participation], smoothing)
-            W = rules.edge_weights(C, R, I, S)
-            # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
-            keep = rules.prune(W) if opts.topology == "mdm" else rules.full_mesh(n)
-            P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
-            graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
-            graphs.append(graph)
-            rt.info(f"graph {now}", _graph_markdown(graph, names, credibility, opts))
+        try:
+            async with rt.span(f"round {now}"):
+                # Step 1: edge weights from running means over rounds 0..d-1
+                R = [rules.running_mean(r, t.confidence, d) for r, t in zip(R, turns[-1])]
+                texts = [_embedded(o.text, opts) for o in outputs]
+                cos = await _similarities(embedder, texts, warnings, rt)
+                sim = [
+                    [rules.running_mean(sim[i][j], cos[i][j], d) for j in range(n)]
+                    for i in range(n)
+                ]
+                I = [[1.0 - s for s in row] for row in sim]
+                smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
+                S = rules.self_orientation(d, n, P[opts.participation], smoothing)
+                W = rules.edge_weights(C, R, I, S)
+                # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
+                keep = rules.prune(W) if opts.topology == "mdm" else rules.full_mesh(n)
+                P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
+                graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
+                graphs.append(graph)
+                rt.info(f"graph {now}", _graph_markdown(graph, names, credibility, opts))
 
-            # Step 3: every agent answers again from its kept heads' outputs only
-            shown = [_shown(o.text, opts) for o in outputs]
-            read = [rules.heads(keep, j) for j in range(n)]
-            prompts = [_prompt_for(p, shown, j, read[j], opts) for j in range(n)]
-            outputs = await rt.gather(
-                *(
-                    session.answer(
-                        names[j],
-                        names[j],
-                        [Msg("user", prompts[j])],
-                        "regenerate",
-                        now,
-                        asks=AnswerRequest(
-                            p.fmt, _answers_read(outputs, j, read[j], opts), confidence=True
+                # Step 3: every agent answers again from its kept heads' outputs only
+                shown = [_shown(o.text, opts) for o in outputs]
+                read = [rules.heads(keep, j) for j in range(n)]
+                prompts = [_prompt_for(p, shown, j, read[j], opts) for j in range(n)]
+                outputs = await rt.gather(
+                    *(
+                        session.answer(
+                            names[j],
+                            names[j],
+                            [Msg("user", prompts[j])],
+                            "regenerate",
+                            now,
+                            asks=AnswerRequest(
+                                p.fmt, _answers_read(outputs, j, read[j], opts), confidence=True
+                            ),
+                        )
+                        for j in range(n)
+                    )
+                )
+                everyone = rules.full_mesh(n)
+                prompt_sizes = {
+                    names[j]: PromptSize(
+                        prompt_chars(session, prompts[j]),
+                        prompt_chars(
+                            session, _prompt_for(p, shown, j, rules.heads(everyone, j), opts)
                         ),
+                        len(read[j]),
                     )
                     for j in range(n)
-                )
-            )
-            everyone = rules.full_mesh(n)
-            prompt_sizes = {
-                names[j]: PromptSize(
-                    prompt_chars(session, prompts[j]),
-                    prompt_chars(session, _prompt_for(p, shown, j, rules.heads(everyone, j), opts)),
-                    len(read[j]),
-                )
-                for j in range(n)
-            }
-            beyond = initial_chars if p.question.media else None  # see call_contexts
-            contexts += call_contexts(session, now, prompt_sizes, beyond)
-            turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
-            rt.info(f"round {now}", _answers_markdown(now, turns[-1], p.fmt, opts))
+                }
+                beyond = initial_chars if p.question.media else None  # see call_contexts
+                contexts += call_contexts(session, now, prompt_sizes, beyond)
+                turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
+                rt.info(f"round {now}", _answers_markdown(now, turns[-1], p.fmt, opts))
+        except LimitReached as reached:  # the round in progress is dropped, its graph too
+            limit, stop, d = reached, "limit", d - 1
+            del graphs[d:]
+            break
         replies_by_round.append(outputs)
         # Step 4: unanimity ends the debate
         if agreed(outputs):
@@ -490,7 +500,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
         final, rule = await _medoid(embedder, last, warnings, rt), "medoid"
     rt.info("vote", _vote_markdown(tally, final, rule, p.fmt, opts))
 
-    return DebateResult(
+    result = DebateResult(
         method="cortex",
         final=final,
         answers=[o for r in replies_by_round for o in r],
@@ -505,12 +515,13 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
             graphs=[g.to_record(names) for g in graphs],
             rounds_executed=d,
             stop_reason=stop or "max_rounds",
-            consensus=stop is not None,
+            consensus=stop in ("consensus", "consensus_round0"),
             vote=Vote(rule, rules.all_distinct(tally), tally.tie),
             context=context_of(contexts, 1),
             warnings=warnings,
         ),
     )
+    return stop_at(result, limit, f"round {d + 2}", f"the vote of round {d + 1}")
 
 
 def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:

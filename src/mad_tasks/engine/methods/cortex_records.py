@@ -150,7 +150,7 @@ class CortexRecord(MethodRecord):
     turns: list[list[Turn]]  # per round, the initial answers first
     graphs: list[GraphRecord]  # per debate round
     rounds_executed: int  # the paper's D actually run: debate rounds after the initial answers
-    stop_reason: str  # consensus, consensus_round0 or max_rounds
+    stop_reason: str  # consensus, consensus_round0, max_rounds or limit (a limit of the run)
     consensus: bool
     vote: Vote
     context: Context

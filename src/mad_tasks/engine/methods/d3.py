@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from .. import prompts, viewer_text
 from ..answers import Choice, without_answer_lines
 from ..content import Content, Msg, Question, compose, text_of
+from ..limits import LimitReached, stop_at
 from ..protocols.d3 import (
     CRITERIA as CRITERION_ROWS,
 )
@@ -241,6 +242,7 @@ class Court:
         self.defences: list[Defence] = []
         self.evaluations: list[Evaluation] = []
         self.answers: list[AgentAnswer] = []  # the judge's totals and the jurors' votes
+        self.limit: LimitReached | None = None  # a limit of the run that kept the jury from voting
 
     def tokens(self) -> int | None:
         return reply_tokens(self.session.calls)
@@ -317,30 +319,36 @@ class Court:
         rounds = max((e.round for e in self.evaluations), default=0)
         gap = judge_gap(scores, jury.tiebreak)
         votes: list[JurorVote] = []
+        judged = Verdict(side_of(gap), {}, 0, tiebreak_used=True, judge_gap=gap)
         if jury.size == 0:
-            verdict = Verdict(side_of(gap), {}, 0, tiebreak_used=True, judge_gap=gap)
+            verdict = judged
         else:
-            async with self.rt.span("jury"):
-                ballots = await self.rt.gather(
-                    *(
-                        self.session.answer(
-                            f"{self.prefix}juror_{i + 1}",
-                            "juror",
-                            [Msg("user", juror_prompt(jury.persona(i), transcript))],
-                            "vote",
-                            rounds,
-                            asks=VerdictRequest(self.pair.a, self.pair.b),
+            try:
+                async with self.rt.span("jury"):
+                    ballots = await self.rt.gather(
+                        *(
+                            self.session.answer(
+                                f"{self.prefix}juror_{i + 1}",
+                                "juror",
+                                [Msg("user", juror_prompt(jury.persona(i), transcript))],
+                                "vote",
+                                rounds,
+                                asks=VerdictRequest(self.pair.a, self.pair.b),
+                            )
+                            for i in range(jury.size)
                         )
-                        for i in range(jury.size)
                     )
-                )
+            except LimitReached as reached:  # the judge's scores decide, as without a jury
+                self.limit = reached
+                ballots = []
             self.answers += ballots
             votes = [
                 JurorVote(b.agent, jury.persona(i), b.answer, b.text, b.attempts)
                 for i, b in enumerate(ballots)
             ]
-            verdict = jury_verdict([v.vote for v in votes], gap)
-            self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak))
+            verdict = jury_verdict([v.vote for v in votes], gap) if votes else judged
+            if votes:
+                self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak))
         return Hearing(
             order=self.order,
             rounds=rounds,
@@ -365,6 +373,8 @@ async def decide(
     rt = session.runtime
     orders = [("AB", pair)] + ([("BA", pair.swapped())] if swap.enabled else [])
 
+    courts: list[Court] = []
+
     async def hear(order: str, shown: Pair) -> tuple[Court, Hearing]:
         own = Session(
             rt,
@@ -374,12 +384,18 @@ async def decide(
             max_tokens=session.max_tokens,
         )
         court = Court(own, shown, order)
+        courts.append(court)
         if not swap.enabled:
             return court, await hold(court)
         async with rt.span(f"order {order}"):
             return court, await hold(court)
 
-    held = await rt.gather(*(hear(order, shown) for order, shown in orders))
+    try:
+        held = await rt.gather(*(hear(order, shown) for order, shown in orders))
+    except LimitReached:  # before any verdict: no answer, every call made so far counted
+        for court in courts:
+            session.calls.extend(court.session.calls)
+        raise
     hearings = [h for _, h in held]
     for court, _ in held:
         session.calls.extend(court.session.calls)
@@ -398,7 +414,7 @@ async def decide(
         hearings=hearings,
     )
     rt.info("verdict", verdict_report(record))
-    return DebateResult(
+    result = DebateResult(
         method=method,
         final=final,
         answers=[a for court, _ in held for a in court.answers],
@@ -406,6 +422,8 @@ async def decide(
         options={"swap": swap.enabled, "swap_resolution": swap.resolution, **options},
         record=record,
     )
+    limit = next((court.limit for court, _ in held if court.limit is not None), None)
+    return stop_at(result, limit, "the jury", "the judge's scores (the jury did not vote)")
 
 
 async def single_judge(session: Session, pair: Pair, swap: Swap = Swap()) -> DebateResult:
