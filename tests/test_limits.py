@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 from testdata import STRATEGYQA
 
@@ -142,3 +143,30 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
     assert len(result.calls) == 9 and result.record.hearings[0].jury == []
     [sample] = log.samples
     assert sample.scores["calls"].value == 9 and sample.error is None
+
+
+def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(run) -> None:
+    """`-S budget=600`: rounds 1 and 2 spend it exactly, so round 3 is never asked for."""
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=du_debate(rounds=3, budget=600), model=scripted(), limit=1)
+    result = record(log)
+    assert result.final == "no" and len(result.calls) == 6  # no call of round 3 was made
+    assert result.stopped is not None
+    assert (result.stopped.kind, result.stopped.value, result.stopped.limit) == ("budget", 600, 600)
+    assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
+    assert result.options["budget"] == 600
+    [sample] = log.samples
+    assert sample.scores["mad_tasks/method"].value == "du_debate budget=600 rounds=3"
+
+
+def test_the_budget_is_per_debate_and_shared_by_a_judges_two_orders() -> None:
+    from mad_tasks.engine.runtime import Budget, LimitReached, Usage
+
+    budget = Budget(250)
+    budget.charge(Usage(90, 10))
+    budget.charge(None)  # a reply without usage counts nothing, and is counted as unmetered
+    budget.check()
+    budget.charge(Usage(140, 10))
+    with pytest.raises(LimitReached, match="budget limit was reached \\(250 of 250\\)"):
+        budget.check()
+    assert (budget.spent, budget.unmetered) == (250, 1)

@@ -134,6 +134,7 @@ GENERATION: Cases = {
     ],
     "max_tokens": optional(ints(1, 1_000_000)),
     "allow_text_only": bools(),
+    "budget": optional(ints(1, 1_000_000_000)),
 }
 PLACEHOLDERS = {
     "direct": "instruction, question",

@@ -17,6 +17,7 @@ from .engine.answers import AnswerFormat, infer_format, make_format
 from .engine.content import Msg, Part, Question, compose
 from .engine.methods.d3 import VERDICT
 from .engine.records import DebateResult
+from .engine.runtime import Budget
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
 from .log_tags import label
@@ -146,6 +147,7 @@ def judge_session(
     retries: int,
     temperature: float | None,
     max_tokens: int | None,
+    budget: Budget | None = None,
 ) -> Session:
     """A D3 judge's session on `runtime`, whose resolved roles the caller records."""
     return Session(
@@ -154,4 +156,5 @@ def judge_session(
         retries=retries,
         temperature=temperature,
         max_tokens=max_tokens,
+        budget=budget,
     )

@@ -15,20 +15,13 @@ from dataclasses import replace
 from typing import Any
 
 from .records import DebateResult, Stopped
+from .runtime import LimitReached
 from .session import Session
 
 
-class LimitReached(Exception):
-    """A call refused or ended because the run reached a limit: its `kind` (token, cost, message,
-    time, working, turn, ...), the `value` reached and the `limit`."""
-
-    def __init__(self, kind: str, value: float, limit: float) -> None:
-        super().__init__(f"the {kind} limit was reached ({value:g} of {limit:g})")
-        self.kind, self.value, self.limit = kind, value, limit
-
-    def stopped(self, where: str, decided: str) -> Stopped:
-        """The record of this stop: `where` the method stopped, what `decided` its answer."""
-        return Stopped(self.kind, self.value, self.limit, where, decided)
+def stopped(limit: LimitReached, where: str, decided: str) -> Stopped:
+    """The record of a stop: `where` the method stopped, what `decided` its answer."""
+    return Stopped(limit.kind, limit.value, limit.limit, where, decided)
 
 
 NOTHING = "no answer: the method has no rule for a debate it could not finish"
@@ -45,8 +38,8 @@ def within_limits(
             return await run(session, *args)
         except LimitReached as limit:
             calls = list(session.calls)
-            stopped = limit.stopped(f"call {len(calls) + 1}", NOTHING)
-            return DebateResult(name, None, [], calls, stopped=stopped)
+            stop = stopped(limit, f"call {len(calls) + 1}", NOTHING)
+            return DebateResult(name, None, [], calls, stopped=stop)
 
     return guarded
 
@@ -55,4 +48,4 @@ def stop_at(
     result: DebateResult, limit: LimitReached | None, where: str, decided: str
 ) -> DebateResult:
     """`result` with the stop recorded, when a `limit` ended the method `where` it says."""
-    return result if limit is None else replace(result, stopped=limit.stopped(where, decided))
+    return result if limit is None else replace(result, stopped=stopped(limit, where, decided))

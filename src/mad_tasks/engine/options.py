@@ -14,6 +14,7 @@ from . import prompts
 from .answers import FORMATS
 from .checks import OptionError, boolean, integer, number, one_of, optional
 from .embeddings import EMBEDDERS
+from .runtime import Budget
 from .templates import check_templates
 
 O = TypeVar("O", bound="Options")
@@ -33,6 +34,7 @@ MAX_JURORS = 15  # D3: 5; its jury ablation goes to 7
 MAX_POINTS = 1000  # cumulative voting budget (paper: 10)
 MAX_TEMPERATURE = 2.0  # the widest range the major providers accept (OpenAI, Gemini)
 MAX_TOKENS = 1_000_000  # per call; a provider refuses what its model cannot produce
+MAX_BUDGET = 1_000_000_000  # tokens per debate (-S budget): far above any debate's cost
 MAX_HASHING_DIMENSIONS = 65536  # `hashing/N` embeds into N dimensions (default 1024)
 
 
@@ -121,6 +123,16 @@ class Generation(Options):
         "or other non-text parts (refused by default).",
         boolean,
     )
+    budget: int | None = option(
+        None,
+        "the debate's own token budget: the first call once it is spent ends the debate, which "
+        "decides from what is complete (unset: none).",
+        lambda name, v: optional(integer, name, v, 1, MAX_BUDGET),
+    )
+
+    def new_budget(self) -> Budget | None:
+        """A fresh budget for one debate (each sample's its own)."""
+        return Budget(self.budget) if self.budget is not None else None
 
 
 def answer_format_option(name: str, value: Any) -> str:

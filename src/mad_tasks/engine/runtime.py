@@ -27,6 +27,37 @@ def role_candidates(role: str) -> list[str]:
     return [role, prefix] if prefix != role and role.rsplit("_", 1)[1].isdigit() else [role]
 
 
+class LimitReached(Exception):
+    """A call refused or ended because the run reached a limit: its `kind` (token, cost, message,
+    time, working, turn, ...), the `value` reached and the `limit`."""
+
+    def __init__(self, kind: str, value: float, limit: float) -> None:
+        super().__init__(f"the {kind} limit was reached ({value:g} of {limit:g})")
+        self.kind, self.value, self.limit = kind, value, limit
+
+
+@dataclass
+class Budget:
+    """A debate's own token budget (`-S budget`), shared by every session of one debate: the
+    first call made once `tokens` are spent is refused with `LimitReached`, so the method decides
+    from what is complete. Every reply's tokens count, a cached one's too (the budget bounds the
+    debate, not this run's bill); a reply without usage counts none, which `unmetered` records."""
+
+    tokens: int
+    spent: int = 0
+    unmetered: int = 0
+
+    def check(self) -> None:
+        if self.spent >= self.tokens:
+            raise LimitReached("budget", self.spent, self.tokens)
+
+    def charge(self, usage: Usage | None) -> None:
+        if usage is None:
+            self.unmetered += 1
+        else:
+            self.spent += usage.input_tokens + usage.output_tokens
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0

@@ -11,7 +11,7 @@ from .answers import AnswerFormat
 from .content import Content, Msg, Question, valid_text
 from .records import AgentAnswer, CallRecord
 from .requests import Request
-from .runtime import Call, Reply, Runtime
+from .runtime import Budget, Call, Reply, Runtime
 
 T = TypeVar("T")
 
@@ -67,12 +67,14 @@ class Session:
         retries: int = 2,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.runtime = runtime
         self.problem = problem
         self.retries = retries
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.budget = budget  # the debate's own token budget, shared with its sub-sessions
         self.calls: list[CallRecord] = []
         self.openings: list[Opening] = []
 
@@ -114,6 +116,8 @@ class Session:
             schema=own.schema,
             logprobs=own.logprobs,
         )
+        if self.budget is not None:
+            self.budget.check()  # spent: no call more, the method decides from what it has
         async with self.runtime.agent_span(agent):
             reply = await self.runtime.call(call)
             text, replaced = valid_text(reply.text)
@@ -125,6 +129,8 @@ class Session:
                 )
                 reply = replace(reply, text=text)
         usage = reply.usage
+        if self.budget is not None:
+            self.budget.charge(usage)
         self.calls.append(
             CallRecord(
                 agent=agent,

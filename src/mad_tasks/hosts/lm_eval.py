@@ -40,6 +40,7 @@ from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, one_of, text
 from ..engine.content import Msg, Question
+from ..engine.limits import within_limits
 from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply, Runtime
@@ -223,7 +224,7 @@ class MadLM(LM):
         named = next((str(args[k]) for k in ("model", "pretrained") if k in args), None)
         self.model = f"{inner_name}/{named}" if named else inner_name
         try:  # what the options name (an embedder not installed), before any call
-            self.run_method = spec.prepare(self.options, SETUP)
+            self.run_method = within_limits(spec.name, spec.prepare(self.options, SETUP))
         except OptionError as e:
             raise e.of(KIND) from None
         self.simulated: SimulatedReplies | None = None
@@ -319,6 +320,7 @@ class MadLM(LM):
                 retries=o.retries,
                 temperature=o.temperature,
                 max_tokens=o.max_tokens,
+                budget=o.new_budget(),
             )
             return self.run_method(session)
 

@@ -37,6 +37,7 @@ from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, integer, one_of, optional, text
 from ..engine.content import Msg, Part, Question, Role, compose, text_of
+from ..engine.limits import within_limits
 from ..engine.methods.d3 import VERDICT, Pair
 from ..engine.methods.d3_options import CourtOptions
 from ..engine.options import Answering, Generation
@@ -330,7 +331,7 @@ class _DebateFn(ABC):
         self.options = options
         self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
         self.madsim_args = _madsim_args(_typed(madsim_args))
-        return spec.prepare(options, SETUP)
+        return within_limits(spec.name, spec.prepare(options, SETUP))
 
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
         """`kwargs` (evals' temperature, max_tokens, ...) are not applied: the debate's sampling
@@ -354,6 +355,7 @@ class _DebateFn(ABC):
                 retries=opts.retries,
                 temperature=opts.temperature,
                 max_tokens=opts.max_tokens,
+                budget=opts.new_budget(),
             )
             result = await method(session)
         result.options = {**opts.record(), **result.options, "roles": runtime.resolved}

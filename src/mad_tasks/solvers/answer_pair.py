@@ -38,7 +38,9 @@ async def judge_sample(state: TaskState, opts: CourtOptions, run: Run) -> Debate
     """`run` on the sample's pair; the record (which the solver keeps), the verdict as the output."""
     pair = pair_of(state, opts.allow_text_only)
     runtime = InspectRuntime(state.sample_id)
-    session = judge_session(runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens)
+    session = judge_session(
+        runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens, opts.new_budget()
+    )
     result = await run(session, pair)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
     # an abstention leaves the output empty, so no scorer can read a verdict into it

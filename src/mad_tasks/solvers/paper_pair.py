@@ -35,7 +35,8 @@ async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> D
     runtime = InspectRuntime(state.sample_id)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
     # each stage sets its own temperature and length (opts.stage), so the session sets none
-    session = Session(runtime, Problem(pair.topic, FreeText(), system), retries=opts.retries)
+    problem = Problem(pair.topic, FreeText(), system)
+    session = Session(runtime, problem, retries=opts.retries, budget=opts.new_budget())
     result = await run(session, pair)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}
     # no summary leaves the output empty, so no scorer can grade one into it

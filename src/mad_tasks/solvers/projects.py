@@ -80,6 +80,7 @@ async def run_sample(
         retries=g.retries,
         temperature=g.temperature,
         max_tokens=g.max_tokens,
+        budget=g.new_budget(),
     )
     result = await run(session)
     result.options = {**opts.record(), **result.options, "roles": runtime.resolved_roles()}

@@ -41,6 +41,7 @@ async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateRe
         retries=opts.retries,
         temperature=opts.temperature,
         max_tokens=opts.max_tokens,
+        budget=opts.new_budget(),
     )
     result = await run(session)
     # every option of the run, as the method recorded it where it did, and each role's model

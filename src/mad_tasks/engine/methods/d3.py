@@ -382,6 +382,7 @@ async def decide(
             retries=session.retries,
             temperature=session.temperature,
             max_tokens=session.max_tokens,
+            budget=session.budget,  # both orders spend the one budget
         )
         court = Court(own, shown, order)
         courts.append(court)
