@@ -348,11 +348,6 @@ def test_paper_compare_end_to_end_matches_the_golden_tree(tmp_path: Path) -> Non
     assert log.results is not None
     means = {s.name: s.metrics["mean"].value for s in log.results.scores if "mean" in s.metrics}
     assert {name: means[name] for name in STATS} == STATS
-    # the transcript: in each preemption stage, one span per author holds its relevance calls
-    begins = [e for e in sample.events if e.event == "span_begin"]
-    for stage in (e for e in begins if e.name == "preemption"):
-        inside = [e.name for e in begins if e.parent_id == stage.id]
-        assert sorted(inside) == ["author_0", "author_1"], inside
     # the judges graded the scripted summary as scripted, and preferred it to the baseline
     assert means["tod_factuality"] == 100.0
     assert means["tod_breadth"] == 75.0 and means["tod_contextualization"] == 100.0

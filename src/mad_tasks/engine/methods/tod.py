@@ -244,23 +244,21 @@ class _Run:
         assert self.retrievers is not None
         queries = [f"{c.title}: {c.description}" for c in opposing]
         found = [self.retrievers[author].search(q, self.opts.k_preempt) for q in queries]
-        # one span for the author's concurrent relevance calls, not one span of its name per call
-        async with self.rt.agent_span(AUTHORS[author]):
-            asked = await self.rt.gather(
-                *(
-                    self.ask(
-                        AUTHORS[author],
-                        "relevance",
-                        node,
-                        "relevance",
-                        prompts.relevance(self.pair, author, claim, e.text),
-                        read_relevance,
-                        RelevanceRequest(f"{claim.title}: {claim.description}", e.text),
-                    )
-                    for claim, segments in zip(opposing, found)
-                    for e in segments
+        asked = await self.rt.gather(
+            *(
+                self.ask(
+                    AUTHORS[author],
+                    "relevance",
+                    node,
+                    "relevance",
+                    prompts.relevance(self.pair, author, claim, e.text),
+                    read_relevance,
+                    RelevanceRequest(f"{claim.title}: {claim.description}", e.text),
                 )
+                for claim, segments in zip(opposing, found)
+                for e in segments
             )
+        )
         verdicts = iter(asked)
         fallbacks: list[Fallback] = []
         out = []
