@@ -164,9 +164,9 @@ def test_the_budget_is_per_debate_and_shared_by_a_judges_two_orders() -> None:
 
     budget = Budget(250)
     budget.charge(Usage(90, 10))
-    budget.charge(None)  # a reply without usage counts nothing, and is counted as unmetered
+    budget.charge(None)  # a reply without usage counts nothing
     budget.check()
     budget.charge(Usage(140, 10))
     with pytest.raises(LimitReached, match="budget limit was reached \\(250 of 250\\)"):
         budget.check()
-    assert (budget.spent, budget.unmetered) == (250, 1)
+    assert budget.spent == 250

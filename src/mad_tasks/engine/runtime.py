@@ -41,20 +41,18 @@ class Budget:
     """A debate's own token budget (`-S budget`), shared by every session of one debate: the
     first call made once `tokens` are spent is refused with `LimitReached`, so the method decides
     from what is complete. Every reply's tokens count, a cached one's too (the budget bounds the
-    debate, not this run's bill); a reply without usage counts none, which `unmetered` records."""
+    debate, not this run's bill); a reply without usage counts none (the figure
+    `calls_without_usage` says how many there were)."""
 
     tokens: int
     spent: int = 0
-    unmetered: int = 0
 
     def check(self) -> None:
         if self.spent >= self.tokens:
             raise LimitReached("budget", self.spent, self.tokens)
 
     def charge(self, usage: Usage | None) -> None:
-        if usage is None:
-            self.unmetered += 1
-        else:
+        if usage is not None:
             self.spent += usage.input_tokens + usage.output_tokens
 
 
