@@ -412,7 +412,9 @@ def test_without_its_answers_the_simulated_model_abstains_rather_than_guess() ->
 
 
 def test_a_bad_simulated_model_argument_is_refused_by_name() -> None:
-    with pytest.raises(OptionError, match=r"inner_args.*madsim's arguments.*unknown model args"):
+    with pytest.raises(
+        OptionError, match=r"inner_args.*simulated model's arguments.*unknown model args"
+    ):
         MadLM(inner="madsim", inner_args={"acuracy": 0.9})
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from .answers import AnswerFormat
 from .embeddings import Embedder
+from .limits import within_limits
 from .options import Options, options_factory
 from .records import AgentAnswer, DebateResult
 
@@ -86,6 +87,11 @@ class MethodSpec:
     def defaults(self) -> dict[str, Any]:
         """The options a run of the method has when it is given none, as its record keeps them."""
         return self.options(**self.preset).record()
+
+    def ready(self, options: Any, setup: Setup) -> Run:
+        """What a host runs: `prepare`'s run, ended with no answer at a limit it has no rule for
+        (`limits.within_limits`), so a limit never fails a sample."""
+        return within_limits(self.name, self.prepare(options, setup))
 
     def factory(self, kind: str, **defaults: Any) -> Callable[..., Any]:
         """The checked options from keyword arguments, as the method's solver takes them; a bad or

@@ -40,7 +40,6 @@ from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, one_of, text
 from ..engine.content import Msg, Question
-from ..engine.limits import within_limits
 from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply, Runtime
@@ -224,16 +223,13 @@ class MadLM(LM):
         named = next((str(args[k]) for k in ("model", "pretrained") if k in args), None)
         self.model = f"{inner_name}/{named}" if named else inner_name
         try:  # what the options name (an embedder not installed), before any call
-            self.run_method = within_limits(spec.name, spec.prepare(self.options, SETUP))
+            self.run_method = spec.ready(self.options, SETUP)
         except OptionError as e:
             raise e.of(KIND) from None
         self.simulated: SimulatedReplies | None = None
         if is_simulated(inner_name):  # offline: the project's simulated model, by the calls
             self.model = inner_name if "/" in inner_name else f"{inner_name}/x"
-            try:
-                self.simulated = SimulatedReplies(self.model, **args)
-            except (TypeError, ValueError) as e:
-                raise OptionError("inner_args", args, f"madsim's arguments ({e})", KIND) from None
+            self.simulated = SimulatedReplies.checked(self.model, args, "inner_args", KIND)
             return
         # lm-eval's batch size and device go to the inner backend, unless its own args set them
         run = {"batch_size": batch_size, "max_batch_size": max_batch_size, "device": device}

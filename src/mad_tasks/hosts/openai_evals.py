@@ -37,7 +37,6 @@ from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, integer, one_of, optional, text
 from ..engine.content import Msg, Part, Question, Role, compose, text_of
-from ..engine.limits import within_limits
 from ..engine.methods.d3 import VERDICT, Pair
 from ..engine.methods.d3_options import CourtOptions
 from ..engine.options import Answering, Generation
@@ -45,7 +44,7 @@ from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply
 from ..engine.session import Problem, Session
 from ..engine.spec import MethodSpec, Run
-from ..models.offline import SimulatedReplies, is_simulated
+from ..models.offline import PROVIDER, SimulatedReplies, is_simulated
 from .openai_runtime import Endpoint, OpenAIRuntime
 from .setup import SETUP
 
@@ -274,12 +273,7 @@ def _madsim_args(value: Any) -> dict[str, Any]:
     """`madsim_args`: the simulated model's arguments (`answers`, `accuracy`, ...), checked now."""
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
-        raise OptionError("madsim_args", value, "a mapping of the simulated model's arguments")
-    try:
-        SimulatedReplies(**value)
-    except (TypeError, ValueError) as e:
-        raise OptionError("madsim_args", value, f"the simulated model's arguments ({e})") from None
+    SimulatedReplies.checked(PROVIDER, value, "madsim_args", KIND)
     return dict(value)
 
 
@@ -331,7 +325,7 @@ class _DebateFn(ABC):
         self.options = options
         self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
         self.madsim_args = _madsim_args(_typed(madsim_args))
-        return within_limits(spec.name, spec.prepare(options, SETUP))
+        return spec.ready(options, SETUP)
 
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
         """`kwargs` (evals' temperature, max_tokens, ...) are not applied: the debate's sampling

@@ -14,11 +14,12 @@ shows, rather than any answer being made up.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_ai.model import GenerateConfig
 
+from ..engine.checks import OptionError
 from ..engine.runtime import Call, Reply
 from ..inspect_runtime import current_call, reply_logprobs, reported_usage, to_chat
 from .sim import SimulatedModel
@@ -51,6 +52,19 @@ class SimulatedReplies:
             current_call.reset(token)
         logprobs = reply_logprobs(out) if call.logprobs else None
         return Reply(out.completion, reported_usage(out), False, logprobs)
+
+    @classmethod
+    def checked(cls, model: str, args: Any, option: str, kind: str) -> SimulatedReplies:
+        """The simulated model made from a host's `option` (its arguments), before any call; an
+        `OptionError` naming the option when they are not a mapping of its arguments."""
+        if not isinstance(args, Mapping):
+            raise OptionError(option, args, "a mapping of the simulated model's arguments", kind)
+        try:
+            return cls(model, **args)
+        except (TypeError, ValueError) as e:
+            raise OptionError(
+                option, args, f"the simulated model's arguments ({e})", kind
+            ) from None
 
     def replies(self, calls: Sequence[Call]) -> list[Reply]:
         """A batch of calls, from outside any running event loop (lm-eval's batch)."""

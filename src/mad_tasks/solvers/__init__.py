@@ -20,7 +20,6 @@ from .._aliases import register_short_aliases
 from .._inspect_sample import save_result
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError
-from ..engine.limits import within_limits
 from ..engine.methods.d3 import Pair
 from ..engine.methods.pd3_feedback import SidePair
 from ..engine.methods.pd3_query import Retrieval
@@ -51,7 +50,7 @@ def solver_of(spec: MethodSpec) -> Callable[..., Solver]:
 
     def build(options: Any) -> Solver:
         try:  # what the options name (an embedder, a retriever), before any eval starts
-            run = within_limits(spec.name, spec.prepare(options, SETUP))
+            run = spec.ready(options, SETUP)
         except OptionError as e:
             raise e.of("solver") from None
 
