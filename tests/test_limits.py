@@ -5,9 +5,19 @@ complete, and the record names the limit, where it stopped and what decided."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pytest
-from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    Model,
+    ModelCost,
+    ModelInfo,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+    set_model_info,
+)
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.records import DebateResult
@@ -34,7 +44,16 @@ def record(log) -> DebateResult:
     return DebateResult.from_dict(sample.store["mad_tasks:debate"])
 
 
-def test_a_token_limit_ends_du_debate_at_its_last_complete_round(run) -> None:
+@pytest.fixture
+def priced() -> Iterator[None]:
+    """`mockllm/model` at $1 per million input tokens and $2 per million output tokens."""
+    set_model_info("mockllm/model", ModelInfo(cost=ModelCost(
+        input=1.0, output=2.0, input_cache_write=0.0, input_cache_read=0.0)))  # fmt: skip
+    yield
+    set_model_info("mockllm/model", ModelInfo())  # no price again
+
+
+def test_a_token_limit_ends_du_debate_at_its_last_complete_round(run, priced) -> None:
     # rounds 1 and 2 fit (6 calls, 600 tokens); the first call of round 3 passes 650
     task = strategyqa(data_path=str(STRATEGYQA))
     log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=650)
@@ -44,11 +63,24 @@ def test_a_token_limit_ends_du_debate_at_its_last_complete_round(run) -> None:
     assert result.stopped is not None
     assert (result.stopped.kind, result.stopped.limit) == ("token", 650)
     assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
-    assert result.rounds == 2 and len(result.calls) == 6
+    # rounds 1 and 2, and the reply of round 3 that passed the limit as it came back: spent and
+    # counted (the record's tokens are Inspect's), never read
+    assert result.rounds == 2 and len(result.calls) == 7
+    assert [c.discarded for c in result.calls] == [False] * 6 + [True]
+    assert result.calls[-1].round == 3
+    spent = sum(c.tokens or 0 for c in result.calls)
+    assert spent == 700 == sum(u.total_tokens for u in sample.model_usage.values())
     # round 2's answer, not round 3's (yes) nor round 1's (yes)
     assert result.final == "no" == sample.output.completion.split("ANSWER: ")[-1]
     assert sample.scores["final_answer"].value in ("C", "I")
-    assert sample.scores["calls"].value == 6
+    assert sample.scores["calls"].value == 7
+    # 7 calls of 90 input and 10 output tokens: the dollars Inspect billed, per role too
+    assert sample.scores["cost"].value == pytest.approx(7 * (90 * 1.0 + 10 * 2.0) / 1e6)
+    assert sample.scores["cost"].value == pytest.approx(
+        sum(u.total_cost for u in sample.model_usage.values())
+    )
+    by_role = sample.scores["cost"].metadata["by_role"]
+    assert by_role == pytest.approx({r: u.total_cost for r, u in sample.role_usage.items()})
     assert sample.scores["calls"].metadata["stopped"]["where"] == "round 3"
     assert any(e.event == "info" and e.source == "limit reached" for e in sample.events)
     for score in log.results.scores:
@@ -80,7 +112,7 @@ def test_a_limit_ends_a_consensus_debate_as_its_turns_running_out_would(run) -> 
         "turn 1",
         "the rule for no decision (latest_proposal) after the turns that ran",
     )
-    assert len(result.calls) == 2
+    assert len(result.calls) == 3 and result.calls[-1].discarded  # the reply past the limit
 
 
 def by_agent(answers: dict[str, dict[int, str]]) -> Model:
@@ -140,9 +172,11 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
         "the jury",
         "the judge's scores (the jury did not vote)",
     )
-    assert len(result.calls) == 9 and result.record.hearings[0].jury == []
+    # the 9 calls before the jury, and the first juror's reply that passed the limit (never read)
+    assert len(result.calls) == 10 and result.record.hearings[0].jury == []
+    assert [c.purpose for c in result.calls if c.discarded] == ["vote"]
     [sample] = log.samples
-    assert sample.scores["calls"].value == 9 and sample.error is None
+    assert sample.scores["calls"].value == 10 and sample.error is None
 
 
 def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(run) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .log_tags import MISSING, NO_LOGS, tag_logs
+from .prices import apply_prices
 from .tasks._data import DataUnavailable
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def _add_report_commands(commands: Any) -> None:
         "-S", action="append", default=[], metavar="NAME=VALUE", help="an option for every solver"
     )
     compare.add_argument("--limit", type=int, help="samples per run")
+    _add_prices(compare)
     compare.add_argument("--log-dir", required=True, help="the comparison's log directory")
     compare.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
     _add_reproduce_command(commands)
@@ -119,6 +121,16 @@ def _add_reproduce_command(commands: Any) -> None:
     )
     reproduce.add_argument("--model-base-url", help="the model's base URL")
     reproduce.add_argument("--max-tasks", type=int, help="tasks of a row run at once")
+    _add_prices(reproduce)
+
+
+def _add_prices(command: Any) -> None:
+    command.add_argument(
+        "--model-cost-config",
+        metavar="FILE",
+        help="model prices per million tokens, as Inspect reads them (a shipped example: "
+        "src/mad_tasks/data/prices.yaml): every run then states its dollars",
+    )
 
 
 def _report(log_dir: str, out: str | None) -> int:
@@ -144,6 +156,8 @@ def _compare(args: argparse.Namespace) -> int:
     from .compare import SolverChoice, compare, parse_options
 
     try:
+        if args.model_cost_config:  # refused by name before any run
+            apply_prices(args.model_cost_config)
         runs = compare(
             args.task,
             [SolverChoice.parse(text) for text in args.solver],
@@ -152,6 +166,7 @@ def _compare(args: argparse.Namespace) -> int:
             task_args=parse_options(args.T, "-T"),
             solver_args=parse_options(args.S, "-S"),
             limit=args.limit,
+            model_cost_config=args.model_cost_config,
         )
     except (ValueError, LookupError) as error:  # an option or name refused before any model call
         print(f"mad-tasks compare: {error}", file=sys.stderr)
@@ -174,6 +189,8 @@ def _reproduce(args: argparse.Namespace) -> int:
         return 2
     try:  # every refusal before the first model call
         sweep, data, roles, shared = _prepare_reproduce(args)
+        if args.model_cost_config:
+            apply_prices(args.model_cost_config)
     except (ValueError, LookupError) as error:
         print(f"mad-tasks reproduce: {error}", file=sys.stderr)
         return 2
@@ -196,6 +213,7 @@ def _reproduce(args: argparse.Namespace) -> int:
                     model_roles=roles or None,
                     model_args=_model_args(args),
                     max_tasks=args.max_tasks,
+                    model_cost_config=args.model_cost_config,
                 )
             )
         except Exception as error:  # noqa: BLE001  (the rows that finished are still written)

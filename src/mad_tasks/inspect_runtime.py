@@ -28,7 +28,7 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.util import JSONSchema, LimitExceededError, span
+from inspect_ai.util import JSONSchema, LimitExceededError, current_span_id, span
 from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
@@ -141,13 +141,24 @@ def schema_body(model: Model, call: Call) -> dict[str, Any] | None:
     return {"response_format": {"type": "json_object", "schema": dict(call.schema)}}
 
 
-def reported_usage(output: ModelOutput) -> Usage | None:
-    """The reply's token usage; None when the provider reported none (an all-zero count is no
-    count: every call sends input)."""
-    usage = output.usage
+def reported_usage(output: ModelOutput | None) -> Usage | None:
+    """The reply's token usage and its price (Inspect's, from its model price table); None when
+    the provider reported none (an all-zero count is no count: every call sends input)."""
+    usage = output.usage if output is not None else None
     if usage is None or (usage.input_tokens == 0 and usage.output_tokens == 0):
         return None
-    return Usage(usage.input_tokens, usage.output_tokens)
+    return Usage(usage.input_tokens, usage.output_tokens, usage.total_cost)
+
+
+def limit_spent(since: int) -> Usage | None:
+    """The usage of the reply that reached a limit as it came back (Inspect checks its limits
+    once the call's ModelEvent holds the reply): this call's, the latest ModelEvent of its own
+    span since it began (`since`); None when the limit refused the call before it was sent."""
+    own = current_span_id()
+    for event in reversed(transcript().history.events_from(since)):
+        if isinstance(event, ModelEvent) and event.span_id == own and event.error is None:
+            return reported_usage(event.output)
+    return None
 
 
 def reply_logprobs(output: ModelOutput) -> tuple[float, ...] | None:
@@ -212,7 +223,7 @@ class InspectRuntime:
             try:
                 out = await model.generate(messages, config=config, cache=cache)
             except LimitExceededError as e:  # the method decides from what is complete
-                raise LimitReached(e.type, e.value, e.limit) from None
+                raise LimitReached(e.type, e.value, e.limit, limit_spent(since)) from None
             except ValidationError:
                 if not call.logprobs:
                     raise

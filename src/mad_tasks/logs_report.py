@@ -20,7 +20,7 @@ import html
 import io
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -70,7 +70,9 @@ TRANSITIONS_RULE = (
 )
 PARETO_RULE = (
     "Pareto front: the rows no other row of the task beats, i.e. none uses at most as many tokens "
-    "per sample and scores at least as high, one of the two strictly."
+    "per sample and scores at least as high, one of the two strictly; Pareto ($) the same with "
+    "dollars per sample, over the rows that have them. Each task has a plot of its score against "
+    "tokens and, where runs have a price, one against dollars."
 )
 
 
@@ -94,7 +96,8 @@ class Row:
     calls_without_usage: float | None
     cost: float | None  # dollars per sample
     log: str
-    pareto: bool = False
+    pareto: bool = False  # on the front of score against tokens per sample
+    pareto_cost: bool = False  # on the front of score against dollars per sample
     # `transitions()` figures: means over the samples that have them
     first_correct: float | None = None  # the first-answer majority's (a judge: first verdict's)
     final_correct: float | None = None
@@ -272,19 +275,40 @@ def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
     )
 
 
-def point(row: Row) -> tuple[float, float] | None:
-    """Where the row is plotted, `(tokens per sample, score)`; None without either."""
-    tokens, score = row.tokens, row.score
-    return None if tokens is None or score is None else (tokens, score)
+@dataclass(frozen=True)
+class Spend:
+    """What a row spent per sample, as one of the plots' x axis: its `label`, the `value` of a
+    row, whether a row is `on_front` of score against it, and the `suffix` of the plot's file."""
+
+    label: str
+    value: Callable[[Row], float | None]
+    on_front: Callable[[Row], bool]
+    suffix: str
+
+
+TOKENS = Spend("tokens per sample (input + output, cached included)", lambda r: r.tokens,
+               lambda r: r.pareto, "")  # fmt: skip
+DOLLARS = Spend("dollars per sample", lambda r: r.cost, lambda r: r.pareto_cost, "-cost")
+
+
+def point(row: Row, spend: Spend = TOKENS) -> tuple[float, float] | None:
+    """Where the row is plotted, `(spent per sample, score)`; None without either."""
+    spent, score = spend.value(row), row.score
+    return None if spent is None or score is None else (spent, score)
+
+
+def _front(rows: Sequence[Row], spend: Spend) -> list[bool]:
+    placed = [(i, p) for i, r in enumerate(rows) if (p := point(r, spend)) is not None]
+    on = [False] * len(rows)
+    for (i, _), front in zip(placed, pareto_front([p for _, p in placed])):
+        on[i] = front
+    return on
 
 
 def _with_front(rows: list[Row]) -> list[Row]:
     rows = sorted(rows, key=lambda r: (r.solver, r.model))
-    placed = [(i, p) for i, r in enumerate(rows) if (p := point(r)) is not None]
-    front = pareto_front([p for _, p in placed])
-    for (i, _), on in zip(placed, front):
-        rows[i] = replace(rows[i], pareto=on)
-    return rows
+    fronts = zip(_front(rows, TOKENS), _front(rows, DOLLARS))
+    return [replace(r, pareto=t, pareto_cost=d) for r, (t, d) in zip(rows, fronts)]
 
 
 # ---- writing
@@ -321,6 +345,7 @@ COLUMNS = (
     "R→W",
     "W→W",
     "Pareto",
+    "Pareto ($)",
 )
 
 
@@ -337,6 +362,7 @@ def _cells(row: Row) -> list[str]:
         "" if row.cost is None else f"{row.cost:.3g}",
         *(_rate(getattr(row, f)) for f in ("first_correct", "final_correct", *TRANSITIONS)),
         "yes" if row.pareto else "",
+        "yes" if row.pareto_cost else "",
     ]
 
 
@@ -394,8 +420,8 @@ def prose(text: str) -> str:
 RULES = (HEADLINE_RULE, TOKENS_RULE, COST_RULE, TRANSITIONS_RULE, PARETO_RULE)
 
 
-def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
-    """The page: per task its table and its plot (`plots`: task -> inline SVG)."""
+def to_html(report: Report, log_dir: str, plots: Mapping[str, Sequence[str]]) -> str:
+    """The page: per task its table and its plots (`plots`: task -> inline SVGs)."""
     e = html.escape
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
@@ -410,8 +436,7 @@ def to_html(report: Report, log_dir: str, plots: Mapping[str, str]) -> str:
             parts.append('<tr class="pareto">' if r.pareto else "<tr>")
             parts += [f"<td>{e(c)}</td>" for c in _cells(r)] + ["</tr>"]
         parts.append("</tbody></table>")
-        if task in plots:
-            parts.append(f"<figure>{plots[task]}</figure>")
+        parts += [f"<figure>{svg}</figure>" for svg in plots.get(task, ())]
     if not plots:
         parts.append("<p>Plots left out: matplotlib is not installed (mad-tasks[report]).</p>")
     parts += [f"<p>{prose(note)}</p>" for note in report.notes] + ["</body></html>\n"]
@@ -462,16 +487,17 @@ def label_lines(points: Sequence[tuple[float, float]]) -> list[int]:
     return lines
 
 
-def plot(task: str, rows: Sequence[Row]) -> Any:
-    """The task's score against tokens per sample, one marker per model, each point named by its
-    solver (`point_labels`), stderr as error bars, the Pareto front as a dashed step line. A
-    matplotlib Figure (drawn without pyplot: no display, no global state)."""
+def plot(task: str, rows: Sequence[Row], spend: Spend = TOKENS) -> Any:
+    """The task's score against what a sample `spend`s (tokens or dollars), one marker per model,
+    each point named by its solver (`point_labels`), stderr as error bars, the Pareto front as a
+    dashed step line. A matplotlib Figure (drawn without pyplot: no display, no global
+    state)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     figure = Figure(figsize=(8, 5.5), layout="constrained")
     axes = figure.add_subplot()
-    placed = [(r, p) for r in rows if (p := point(r)) is not None]
+    placed = [(r, p) for r in rows if (p := point(r, spend)) is not None]
     names = point_labels(r.solver for r, _ in placed)
     markers = "osD^vP*Xh<>"
     for i, model in enumerate(sorted({r.model for r, _ in placed})):
@@ -488,21 +514,21 @@ def plot(task: str, rows: Sequence[Row]) -> Any:
     for (r, p), line in zip(placed, lines):
         # right of the error bars' caps, so a name never sits on a bar
         axes.annotate(names[r.solver], p, textcoords="offset points", xytext=(10, 4 - 11 * line))
-    front = sorted(p for r, p in placed if r.pareto)
+    front = sorted(p for r, p in placed if spend.on_front(r))
     if front:
         xs, ys = zip(*front)
         if len(front) > 1:  # a line only where there is one to draw
             axes.step(xs, ys, where="post", linestyle="--", color="grey")
         # the circles stand for the front in the legend: they are drawn for every front
         axes.scatter(xs, ys, s=220, facecolors="none", edgecolors="grey", label="Pareto front")
-    tokens = [p[0] for _, p in placed]
-    if tokens and min(tokens) > 0 and max(tokens) >= 10 * min(tokens):
+    spent = [p[0] for _, p in placed]
+    if spent and min(spent) > 0 and max(spent) >= 10 * min(spent):
         axes.set_xscale("log")
         axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))  # 200
         axes.xaxis.set_minor_formatter(NullFormatter())
     axes.margins(x=0.15, y=0.08)  # room for the solvers' names
-    axes.set_xlabel("tokens per sample (input + output, cached included)")
+    axes.set_xlabel(spend.label)
     axes.set_ylabel(next((r.headline for r, _ in placed if r.headline), "score"))
     axes.set_title(task)
     axes.grid(True, alpha=0.3)
@@ -526,15 +552,15 @@ def _svg(figure: Any) -> str:
     return svg[svg.index("<svg") :]
 
 
-def _file_names(tasks: Iterable[str]) -> dict[str, str]:
+def _file_stems(tasks: Iterable[str]) -> dict[str, str]:
     names: dict[str, str] = {}
     for task in tasks:
         name = task.split(" (", 1)[0].rsplit("/", 1)[-1]  # the task's name, without options
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "task"
-        name, n = f"{stem}.png", 1
+        name, n = stem, 1
         while name in names.values():
             n += 1
-            name = f"{stem}-{n}.png"
+            name = f"{stem}-{n}"
         names[task] = name
     return names
 
@@ -555,17 +581,21 @@ def write_report(log_dir: str, out_dir: str | Path) -> Written:
     files = [out / "report.md", out / "report.csv", out / "report.html"]
     files[0].write_text(to_markdown(report, log_dir), encoding="utf-8")
     write_csv(report, files[1])
-    plots: dict[str, str] = {}
+    plots: dict[str, list[str]] = {}
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         plots_left_out = True
     else:
         plots_left_out = False
-        for task, name in _file_names(report.tables).items():
-            figure = plot(task, report.tables[task])
-            figure.savefig(out / name, format="png", dpi=120)
-            plots[task] = _svg(figure)
-            files.append(out / name)
+        for task, stem in _file_stems(report.tables).items():
+            rows = report.tables[task]
+            for spend in (TOKENS, DOLLARS):
+                if spend is DOLLARS and not any(point(r, DOLLARS) for r in rows):
+                    continue  # no run of the task has a price
+                figure = plot(task, rows, spend)
+                figure.savefig(out / f"{stem}{spend.suffix}.png", format="png", dpi=120)
+                plots.setdefault(task, []).append(_svg(figure))
+                files.append(out / f"{stem}{spend.suffix}.png")
     files[2].write_text(to_html(report, log_dir, plots), encoding="utf-8")
     return Written(report, files, plots_left_out)

@@ -25,6 +25,9 @@ class CallRecord:
     input_tokens: int | None  # None: the reply carried no usage, so its tokens are unknown
     output_tokens: int | None
     cached: bool = False  # served from the response cache: an earlier run spent these tokens
+    cost: float | None = None  # dollars as the host priced it; None: no price known
+    # the reply reached a limit as it came back: spent and counted, but the method never read it
+    discarded: bool = False
 
     @property
     def tokens(self) -> int | None:
@@ -59,6 +62,19 @@ def token_totals(calls: Iterable[CallRecord]) -> dict[str, int]:
         totals[f"{prefix}input_tokens"] += c.input_tokens
         totals[f"{prefix}output_tokens"] += c.output_tokens
     return totals
+
+
+def dollars(calls: Iterable[CallRecord]) -> float | None:
+    """What some calls cost this run in dollars: a reply served from the response cache cost
+    nothing; None when any other call has no price (an unknown cost, never 0)."""
+    total = 0.0
+    for c in calls:
+        if c.cached:
+            continue
+        if c.cost is None:
+            return None
+        total += c.cost
+    return total
 
 
 def reply_tokens(calls: Iterable[CallRecord]) -> int | None:

@@ -31,9 +31,12 @@ class LimitReached(Exception):
     """A call refused or ended because the run reached a limit: its `kind` (token, cost, message,
     time, working, turn, ...), the `value` reached and the `limit`."""
 
-    def __init__(self, kind: str, value: float, limit: float) -> None:
+    def __init__(self, kind: str, value: float, limit: float, spent: Usage | None = None) -> None:
         super().__init__(f"the {kind} limit was reached ({value:g} of {limit:g})")
         self.kind, self.value, self.limit = kind, value, limit
+        # the usage of a reply that reached the limit as it came back: spent, though the method
+        # never reads it (the record counts it, so its figures match the host's bill)
+        self.spent = spent
 
 
 @dataclass
@@ -60,6 +63,8 @@ class Budget:
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    # dollars, as the host priced the call (Inspect: its model price table); None: no price known
+    cost: float | None = None
 
 
 @dataclass(frozen=True)

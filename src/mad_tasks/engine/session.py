@@ -11,7 +11,7 @@ from .answers import AnswerFormat
 from .content import Content, Msg, Question, valid_text
 from .records import AgentAnswer, CallRecord
 from .requests import Request
-from .runtime import Budget, Call, Reply, Runtime
+from .runtime import Budget, Call, LimitReached, Reply, Runtime
 
 T = TypeVar("T")
 
@@ -119,7 +119,12 @@ class Session:
         if self.budget is not None:
             self.budget.check()  # spent: no call more, the method decides from what it has
         async with self.runtime.agent_span(agent):
-            reply = await self.runtime.call(call)
+            try:
+                reply = await self.runtime.call(call)
+            except LimitReached as limit:
+                if limit.spent is not None:  # spent, so counted, but never read
+                    self._record(call, Reply("", limit.spent), discarded=True)
+                raise
             text, replaced = valid_text(reply.text)
             if replaced:  # before the reply is read, recorded or sent back to a model
                 self.runtime.info(
@@ -128,22 +133,27 @@ class Session:
                     "log or request can encode; each is replaced by U+FFFD.",
                 )
                 reply = replace(reply, text=text)
+        self._record(call, reply)
+        return reply
+
+    def _record(self, call: Call, reply: Reply, discarded: bool = False) -> None:
         usage = reply.usage
         if self.budget is not None:
             self.budget.charge(usage)
         self.calls.append(
             CallRecord(
-                agent=agent,
-                role=role,
-                purpose=purpose,
-                round=round,
-                attempt=attempt,
+                agent=call.agent,
+                role=call.role,
+                purpose=call.purpose,
+                round=call.round,
+                attempt=call.attempt,
                 input_tokens=usage.input_tokens if usage else None,
                 output_tokens=usage.output_tokens if usage else None,
                 cached=reply.cached,
+                cost=usage.cost if usage else None,
+                discarded=discarded,
             )
         )
-        return reply
 
     def framed(self, messages: Sequence[Msg]) -> tuple[Msg, ...]:
         """A call's messages as a plain `generate()` would frame them: the task's system prompt and

@@ -12,7 +12,8 @@ the chance a reply cannot be read. Every draw is seeded by (model name, `-M seed
 and seeds differ. A follow-up after an unreadable reply asks for what its first call asked, with a
 fresh draw, so a retry can recover. Token usage is set (about four characters a token, 256 tokens
 per image, audio or other non-text part) unless `usage=false`, and `latency` adds a fixed delay
-per call. A reply in an answer format, to a call whose config asks for token log-probabilities,
+per call. Inspect prices its tokens as any model's: give `madsim/<name>` a price in a
+`--model-cost-config` file (src/mad_tasks/data/prices.yaml has one). A reply in an answer format, to a call whose config asks for token log-probabilities,
 carries them unless `logprobs=false` (which lets a run fall back to a stated confidence): one per
 token as its usage counts them (four characters), their mean probability drawn uniformly from
 [0.80, 0.99] when the reply's answer is the gold one and from [0.50, 0.90] when it is wrong or
@@ -39,8 +40,10 @@ from inspect_ai.model import (
     Logprob,
     Logprobs,
     ModelAPI,
+    ModelInfo,
     ModelOutput,
     ModelUsage,
+    set_model_info,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -51,6 +54,7 @@ from ..inspect_runtime import current_call
 from . import responders  # noqa: F401  (registers every responder)
 from .simulated import NO_ANSWER, RESPONDERS, SURE_RIGHT, SURE_WRONG, Turn, digest, is_gold
 
+KNOWN: set[str] = set()  # the names registered in Inspect's model database
 MEDIA_TOKENS = 256  # input tokens per non-text part (image, audio, ...): about a small image's bill
 
 
@@ -74,6 +78,12 @@ class SimulatedModel(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         if model_args:
             raise ValueError(f"madsim: unknown model args {sorted(model_args)}")
+        # known to Inspect's model database, so that a price file (--model-cost-config) can
+        # price `madsim/<name>` as it prices a provider's model (Inspect looks a name up by
+        # making the model); once, so the price it then sets is kept
+        if self.canonical_name() not in KNOWN:
+            KNOWN.add(self.canonical_name())
+            set_model_info(self.canonical_name(), ModelInfo(organization="mad-tasks"))
         self.accuracy = (
             [float(a) for a in accuracy] if isinstance(accuracy, list) else [float(accuracy)]
         )
@@ -95,6 +105,9 @@ class SimulatedModel(ModelAPI):
         self.usage = usage
         self.logprobs = logprobs
         self.gold_by_question = _load_answers(answers) if answers else {}
+
+    def canonical_name(self) -> str:
+        return f"madsim/{self.model_name}"  # the name a price file gives it
 
     def max_connections(self) -> int:
         return 100  # no server behind it: latency is simulated, so never the bottleneck

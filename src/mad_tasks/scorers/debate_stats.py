@@ -4,8 +4,10 @@ One figure scorer each (see `figures`): `debate_stats()` gives them all for a ta
 Tokens are counted as this run spent them: a reply served from Inspect's cache counts in
 `cached_input_tokens`/`cached_output_tokens` (and `cached_calls`), not in `input_tokens`/
 `output_tokens`, so a cached re-run spends 0 tokens here as in Inspect's own usage. A reply that
-reported no usage counts in `calls_without_usage`, never as 0 tokens. Each call and token figure's
-metadata holds it per role (`by_role`), and `calls` the model each role ran on (`roles`).
+reported no usage counts in `calls_without_usage`, never as 0 tokens. `cost` is in dollars as
+Inspect priced each call; without a price it is unscored with the reason, never 0. Each call, token
+and cost figure's metadata holds it per role (`by_role`), and `calls` the model each role ran on
+(`roles`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
-from ..engine.records import TOTALS
+from ..engine.records import TOTALS, dollars
 from .figures import Figure, Missing, Reading, family
 
 FIGURES = [
@@ -33,6 +35,9 @@ FIGURES = [
     Figure("cached_output_tokens", "Output tokens of the replies served from Inspect's cache."),
     Figure("calls_without_usage", "Replies whose provider reported no token usage (counted here, "
            "never as 0 tokens)."),
+    Figure("cost", "Dollars this run spent on the calls, as Inspect priced them from its price "
+           "table (--model-cost-config); a cached reply cost nothing. Unscored when a model has "
+           "no price, never 0."),
     Figure("answer_changes", "How often an agent's answer differed from its previous round's."),
     Figure("abstentions", "Answers with no readable final answer, even after the follow-ups."),
 ]  # fmt: skip
@@ -49,7 +54,20 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     metadata["calls"]["roles"] = result.options.get("roles")
     # a limit that ended the debate early: which, where, and what decided the answer
     metadata["calls"]["stopped"] = asdict(result.stopped) if result.stopped else None
-    return Reading(result.stats(), metadata)
+    by_role_cost = {role: dollars(c for c in result.calls if c.role == role) for role in by_role}
+    metadata["cost"] = {"by_role": by_role_cost}
+    cost = dollars(result.calls)
+    unpriced = [role for role, spent in by_role_cost.items() if spent is None]
+    values: dict[str, int | float | Missing] = {**result.stats()}
+    values["cost"] = unpriced_cost(unpriced) if cost is None else cost
+    return Reading(values, metadata)
+
+
+def unpriced_cost(roles: list[str]) -> Missing:
+    return Missing(
+        f"no price for the model of {', '.join(roles)}: give its price per million tokens in a "
+        "file passed with --model-cost-config (docs/costs.md)"
+    )
 
 
 SCORERS = family(FIGURES, read, rank=2, columns={"calls": "calls"})
