@@ -112,6 +112,13 @@ def test_the_pareto_flags_are_the_rows_no_other_row_beats(out: Path) -> None:
     flags = {(r["solver"], r["model"]): r["pareto"] == "True" for r in rows}
     assert flags == {key: not beaten(p) for key, p in points.items()}
     assert any(flags.values())
+    # the same over dollars, among the rows that have a price (the others are off that front)
+    points = {(r["solver"], r["model"]): (float(r["cost"]), float(r["score"])) for r in rows
+              if r["cost"]}  # fmt: skip
+    assert {model for _, model in points} == {"madsim/priced"}
+    by_cost = {(r["solver"], r["model"]): r["pareto_cost"] == "True" for r in rows}
+    assert by_cost == {key: key in points and not beaten(points[key]) for key in by_cost}
+    assert any(by_cost.values())
 
 
 def test_the_markdown_table_shows_each_row(log_dir: Path, out: Path) -> None:
@@ -126,24 +133,29 @@ def test_the_markdown_table_shows_each_row(log_dir: Path, out: Path) -> None:
 
 def test_the_html_page_holds_the_table_and_the_plot_and_fetches_nothing(out: Path) -> None:
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert page.count("<table>") == 1 and page.count("<svg") == 1
+    # the score against tokens, then against dollars (the priced model's runs only)
+    assert page.count("<table>") == 1 and page.count("<svg") == 2
+    tokens, dollars = page.split("<svg")[1:]
     for solver, model in csv_rows(out):
         assert f"<td>{solver}</td>" in page and f"<td>{model}</td>" in page
-        assert f">{solver}</text>" in page  # each point named in the plot, as text
-    assert ">Pareto front</text>" in page and ">madsim/priced</text>" in page
+        assert f">{solver}</text>" in tokens and f">{solver}</text>" in dollars  # named, as text
+    assert ">Pareto front</text>" in tokens and ">madsim/priced</text>" in tokens
+    assert ">madsim/unpriced</text>" in tokens and ">madsim/unpriced</text>" not in dollars
+    assert ">dollars per sample</text>" in dollars and ">Pareto front</text>" in dollars
     assert not re.search(r"<(script|link|img|iframe)\b|@import|url\((?!#)", page)  # #: in-page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     # the one place a URL appears: the SVG's namespace names, which are never fetched
     assert set(re.findall(r"""(\S+)=["']https?://""", page)) == {"xmlns", "xmlns:xlink"}
 
 
-def test_the_png_is_the_plot(out: Path) -> None:
-    [png] = out.glob("*.png")
-    assert png.name == "strategyqa.png"
-    data = png.read_bytes()
-    assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR"
-    assert struct.unpack(">II", data[16:24]) == (960, 660)  # 8 x 5.5 inches at 120 dpi
-    assert len(data) > 20_000  # drawn, not blank
+def test_the_pngs_are_the_plots(out: Path) -> None:
+    pngs = sorted(out.glob("*.png"))
+    assert [p.name for p in pngs] == ["strategyqa-cost.png", "strategyqa.png"]
+    for png in pngs:
+        data = png.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR"
+        assert struct.unpack(">II", data[16:24]) == (960, 660)  # 8 x 5.5 inches at 120 dpi
+        assert len(data) > 20_000  # drawn, not blank
 
 
 def test_without_matplotlib_the_tables_are_written_and_the_plots_left_out(

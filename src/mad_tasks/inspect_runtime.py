@@ -3,6 +3,7 @@ concurrent calls, spans (a stage's, an agent's) and info events."""
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import AsyncIterator, Awaitable
@@ -28,7 +29,7 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.util import JSONSchema, LimitExceededError, current_span_id, span
+from inspect_ai.util import JSONSchema, LimitExceededError, current_span_id, sample_limits, span
 from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
@@ -178,6 +179,44 @@ def served_from_cache(output: ModelOutput, since: int) -> bool:
     )
 
 
+def time_reserve(limit: float) -> float:
+    """The seconds of a time limit kept for the method to decide and the sample to be saved once
+    the debate is cut: a tenth of the limit, at most `MAX_RESERVE`."""
+    return min(MAX_RESERVE, 0.1 * limit)
+
+
+MAX_RESERVE = 2.0
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The nearest of the sample's time and working limits: Inspect cancels the whole sample at
+    either, so a call is cut `time_reserve` seconds before (`left` from now), and the method
+    decides from what is complete."""
+
+    left: float
+    kind: str
+    limit: float
+
+    def reached(self) -> LimitReached:
+        return LimitReached(self.kind, self.limit - time_reserve(self.limit), self.limit)
+
+
+def deadline() -> Deadline | None:
+    """The sample's nearest time limit, None without one (or outside a sample)."""
+    try:
+        limits = sample_limits()
+    except RuntimeError:  # no running sample
+        return None
+    nearest = None
+    for kind, limit in (("time", limits.time), ("working", limits.working)):
+        if limit.limit is not None:
+            left = limit.limit - time_reserve(limit.limit) - limit.usage
+            if nearest is None or left < nearest.left:
+                nearest = Deadline(left, kind, limit.limit)
+    return nearest
+
+
 class InspectRuntime:
     def __init__(self, sample_id: str | int | None) -> None:
         self.sample = str(sample_id)
@@ -221,7 +260,13 @@ class InspectRuntime:
         token = current_call.set(call)
         try:
             try:
-                out = await model.generate(messages, config=config, cache=cache)
+                due = deadline()
+                if due is not None and due.left <= 0:  # no call is started that cannot finish
+                    raise due.reached()
+                with anyio.move_on_after(math.inf if due is None else due.left) as cut:
+                    out = await model.generate(messages, config=config, cache=cache)
+                if cut.cancelled_caught and due is not None:
+                    raise due.reached()
             except LimitExceededError as e:  # the method decides from what is complete
                 raise LimitReached(e.type, e.value, e.limit, limit_spent(since)) from None
             except ValidationError:

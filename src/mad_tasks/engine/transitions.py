@@ -109,11 +109,15 @@ def answer_transitions(
     # on_demand's debate, the first answers the debate took)
     taken = {(a.agent, a.text) for a in result.answers_in_round(1)}
     followed = [a for a in first if (a.agent, a.text) in taken]
-    if not first:
-        return f"{result.method} recorded no round-1 answers"
 
     def right(answer: str | None) -> bool:
         return answer is not None and fmt.key(answer) in gold
+
+    if not first and result.stopped is not None:  # a limit came first: no answer, never right
+        rule = "no first answers: a limit ended the debate before them"
+        return Transitions(None, False, result.final, right(result.final), False, rule, ())
+    if not first:
+        return f"{result.method} recorded no round-1 answers"
 
     latest: dict[str, AgentAnswer] = {}
     for a in sorted(result.answers, key=lambda a: a.round):  # stable: agent order kept

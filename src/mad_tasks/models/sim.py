@@ -43,6 +43,7 @@ from inspect_ai.model import (
     ModelInfo,
     ModelOutput,
     ModelUsage,
+    get_model_info,
     set_model_info,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -79,11 +80,13 @@ class SimulatedModel(ModelAPI):
         if model_args:
             raise ValueError(f"madsim: unknown model args {sorted(model_args)}")
         # known to Inspect's model database, so that a price file (--model-cost-config) can
-        # price `madsim/<name>` as it prices a provider's model (Inspect looks a name up by
-        # making the model); once, so the price it then sets is kept
-        if self.canonical_name() not in KNOWN:
-            KNOWN.add(self.canonical_name())
-            set_model_info(self.canonical_name(), ModelInfo(organization="mad-tasks"))
+        # price `madsim/<name>` as it prices a provider's model. Once per name (the lookup makes
+        # the model again), and never over a price set before (`set_model_info`)
+        name = self.canonical_name()
+        if name not in KNOWN:
+            KNOWN.add(name)
+            if get_model_info(name) is None:
+                set_model_info(name, ModelInfo(organization="mad-tasks"))
         self.accuracy = (
             [float(a) for a in accuracy] if isinstance(accuracy, list) else [float(accuracy)]
         )

@@ -12,13 +12,13 @@ the answers. `single_judge` is the baseline: the same criteria applied to the an
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from .. import prompts, viewer_text
 from ..answers import Choice, without_answer_lines
 from ..content import Content, Msg, Question, compose, text_of
-from ..limits import LimitReached, stop_at
+from ..limits import LimitReached, stopped
 from ..protocols.d3 import (
     CRITERIA as CRITERION_ROWS,
 )
@@ -37,7 +37,7 @@ from ..protocols.d3 import (
     split_scores,
     swap_verdict,
 )
-from ..records import AgentAnswer, DebateResult, reply_tokens
+from ..records import AgentAnswer, DebateResult, Stopped, reply_tokens
 from ..requests import DefenceRequest, ScoreRequest, VerdictRequest
 from ..session import Problem, Session
 from ..spec import MethodSpec
@@ -242,10 +242,15 @@ class Court:
         self.defences: list[Defence] = []
         self.evaluations: list[Evaluation] = []
         self.answers: list[AgentAnswer] = []  # the judge's totals and the jurors' votes
-        self.limit: LimitReached | None = None  # a limit of the run that kept the jury from voting
+        self.stopped: Stopped | None = None  # a limit ended the hearing: where, what decided
 
     def tokens(self) -> int | None:
         return reply_tokens(self.session.calls)
+
+    def stop(self, limit: LimitReached, where: str, decided: str) -> None:
+        """Record the first limit that ended this hearing (the jury is then refused too)."""
+        if self.stopped is None:
+            self.stopped = stopped(limit, where, decided)
 
     def hide(self, text: str) -> str:
         """Keep the advocates' and jurors' agent ids (which say who wrote what) out of the record."""
@@ -320,7 +325,7 @@ class Court:
         gap = judge_gap(scores, jury.tiebreak)
         votes: list[JurorVote] = []
         judged = Verdict(side_of(gap), {}, 0, tiebreak_used=True, judge_gap=gap)
-        if jury.size == 0:
+        if jury.size == 0 or self.stopped is not None:  # a limit ended the hearing: no jury
             verdict = judged
         else:
             try:
@@ -339,7 +344,7 @@ class Court:
                         )
                     )
             except LimitReached as reached:  # the judge's scores decide, as without a jury
-                self.limit = reached
+                self.stop(reached, "the jury", "the judge's scores (the jury did not vote)")
                 ballots = []
             self.answers += ballots
             votes = [
@@ -423,8 +428,7 @@ async def decide(
         options={"swap": swap.enabled, "swap_resolution": swap.resolution, **options},
         record=record,
     )
-    limit = next((court.limit for court, _ in held if court.limit is not None), None)
-    return stop_at(result, limit, "the jury", "the judge's scores (the jury did not vote)")
+    return replace(result, stopped=next((c.stopped for c, _ in held if c.stopped), None))
 
 
 async def single_judge(session: Session, pair: Pair, swap: Swap = Swap()) -> DebateResult:

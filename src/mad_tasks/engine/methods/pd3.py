@@ -17,6 +17,8 @@ Retrieval (`pd3`), for one project under detection and its N candidates (spec 1.
 3. The group decisions vote: a candidate's votes are the groups whose decision holds it, the
    top_k most voted win, ties broken by rank points, then the experts' round-0 picks, then the
    preliminary order (protocols/pd3.py `vote`, which names the rule that settled the k-th place).
+   A limit of the run (or `-S budget`) ends the groups still debating: the finished groups vote
+   (none finished: no answer), and the record says how many finished.
 
 Calls per query, without follow-ups: groups × (agents × (1 + debate_rounds) + 1); the defaults
 (30 candidates, sets of 5, groups of 20, round robin: 15 groups) 15 × 10 = 150, at debate_rounds 3
@@ -32,6 +34,7 @@ from collections.abc import Mapping, Sequence
 
 from .. import viewer_text
 from ..content import Msg, compose
+from ..limits import LimitReached, stop_at
 from ..protocols.pd3 import groups, partition, read_picks, vote
 from ..records import DebateResult
 from ..requests import PicksRequest
@@ -250,7 +253,19 @@ async def pd3(
     rt.info("candidates", _candidates_markdown(q, sets, titles))
     rt.info("groups", _groups_markdown(q, sets, made))
     run = Tournament(session, q, opts)
-    done = await rt.gather(*(run.group(n, members) for n, members in enumerate(made, 1)))
+    limits: list[LimitReached] = []
+
+    async def group(number: int, members: tuple[str, ...]) -> Group | None:
+        try:
+            return await run.group(number, members)
+        except LimitReached as limit:  # the finished groups decide
+            limits.append(limit)
+            return None
+
+    ran = await rt.gather(*(group(n, members) for n, members in enumerate(made, 1)))
+    done = [g for g in ran if g is not None]
+    if limits and not done:
+        raise limits[0]  # no group finished: no answer
     initial: dict[str, int] = {}
     for g in done:
         for s in g.statements:
@@ -285,7 +300,9 @@ async def pd3(
         query_cut=q.query_cut,
     )
     answers = [a for g in done for a in run.answers(g, decider_round)]
-    return result_of(session, variant, record, answers, opts.record())
+    result = result_of(session, variant, record, answers, opts.record())
+    where = f"the groups ({len(done)} of {len(made)} finished)"
+    return stop_at(result, limits[0] if limits else None, where, "the vote of the finished groups")
 
 
 SPECS = (

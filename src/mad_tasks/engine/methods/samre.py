@@ -12,7 +12,9 @@ One advocate per answer. For r = 1..max_rounds:
    A reply without usage makes the total unknown: the budget can no longer fire, which an info
    event says once per hearing and the record keeps (`token_budget_enforced` False).
 Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
-gap. `summarize` condenses each defence before anyone reads it, as the reference code does.
+gap. A limit of the run (or `-S budget`) reached in round r ends the hearing there: the judge's
+scores up to round r-1 decide, with no jury (engine/limits.py). `summarize` condenses each
+defence before anyone reads it, as the reference code does.
 
 Every call shows the pair (the question with all its parts, then both answers) first, except:
 - the summaries (`summarize`): each condenses one defence and reads only that defence, as the
@@ -23,15 +25,17 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
+from ..limits import LimitReached
 from ..protocols.d3 import SIDES, StopRule, flip, stop_reason
 from ..records import DebateResult
 from ..session import Session
 from ..spec import MethodSpec
 from . import d3
-from .d3 import Court, Defence, Hearing, Pair, judge_roles
+from .d3 import Court, Hearing, Pair, judge_roles
 from .d3_options import Jury, SamreOptions, Swap
-from .d3_records import JudgeRecord
+from .d3_records import Defence, Evaluation, JudgeRecord
 
+NO_ROUND = "no answer: no round was complete"
 ADVOCATE_WORDS = 100
 SUMMARY_WORDS = 50
 UNENFORCED = (
@@ -79,55 +83,70 @@ async def samre(
 ) -> DebateResult:
     unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
 
+    async def speak(
+        court: Court, r: int, previous: dict[str, Defence], feedback: str | None
+    ) -> tuple[dict[str, Defence], Evaluation]:
+        """Round `r`: both advocates' defences (summarised with `summarize`), then the judge's
+        evaluation of them."""
+        p = court.pair
+        async with court.rt.span(f"round {r}"):
+            spoken = await court.rt.gather(
+                *(
+                    court.argue(
+                        f"advocate_{side.lower()}",
+                        side,
+                        r,
+                        d3.advocate_prompt(
+                            p,
+                            side,
+                            ADVOCATE_WORDS,
+                            own=previous[side].text if previous else None,
+                            opponent=previous[flip(side)].text if previous else None,
+                            evaluation=feedback,
+                        ),
+                    )
+                    for side in SIDES
+                )
+            )
+            if summarize:
+                spoken = await court.rt.gather(
+                    *(
+                        court.argue(
+                            f"advocate_{d.side.lower()}",
+                            d.side,
+                            r,
+                            d3.summary_prompt(d.text, d.side, SUMMARY_WORDS),
+                            kind="summary",
+                        )
+                        for d in spoken
+                    )
+                )
+            spoken_by = {d.side: d for d in spoken}
+            earlier = [e.scores for e in court.evaluations]
+            evaluation = await court.evaluate(
+                r,
+                d3.judge_prompt(
+                    p,
+                    spoken_by["A"].text,
+                    spoken_by["B"].text,
+                    progress(r, rule.max_rounds, earlier),
+                ),
+            )
+            return spoken_by, evaluation
+
     async def hold(court: Court) -> Hearing:
-        p, rt = court.pair, court.rt
+        rt = court.rt
         previous: dict[str, Defence] = {}
         reason = None
         for r in range(1, rule.max_rounds + 1):
             feedback = court.evaluations[-1].shown() if court.evaluations else None
-            async with rt.span(f"round {r}"):
-                spoken = await rt.gather(
-                    *(
-                        court.argue(
-                            f"advocate_{side.lower()}",
-                            side,
-                            r,
-                            d3.advocate_prompt(
-                                p,
-                                side,
-                                ADVOCATE_WORDS,
-                                own=previous[side].text if previous else None,
-                                opponent=previous[flip(side)].text if previous else None,
-                                evaluation=feedback,
-                            ),
-                        )
-                        for side in SIDES
-                    )
-                )
-                if summarize:
-                    spoken = await rt.gather(
-                        *(
-                            court.argue(
-                                f"advocate_{d.side.lower()}",
-                                d.side,
-                                r,
-                                d3.summary_prompt(d.text, d.side, SUMMARY_WORDS),
-                                kind="summary",
-                            )
-                            for d in spoken
-                        )
-                    )
-                previous = {d.side: d for d in spoken}
-                earlier = [e.scores for e in court.evaluations]
-                evaluation = await court.evaluate(
-                    r,
-                    d3.judge_prompt(
-                        p,
-                        previous["A"].text,
-                        previous["B"].text,
-                        progress(r, rule.max_rounds, earlier),
-                    ),
-                )
+            try:
+                previous, evaluation = await speak(court, r, previous, feedback)
+            except LimitReached as limit:  # the judge's last complete evaluation decides
+                decided = f"the judge's scores up to round {r - 1}" if r > 1 else NO_ROUND
+                court.stop(limit, f"round {r}", decided)
+                reason = "limit"
+                break
             tokens = court.tokens()
             reason = stop_reason([e.gap for e in court.evaluations], tokens, rule)
             if tokens is None and rule.token_budget is not None and court.order not in unenforced:

@@ -18,7 +18,9 @@ Author 0 (the focus paper) and Author 1 are personas of their papers; a moderato
    a granted node self-deliberates for its own children. The expansion call is made even when the
    budget or the depth blocks it (as in the reference), and recorded.
 4. The moderator synthesises the whole tree (`tree_json`, the revised arguments) into a summary:
-   the final answer; an unreadable summary is an abstention.
+   the final answer; an unreadable summary is an abstention. A limit of the run (or `-S budget`)
+   ends the tree where it is; the summary is a call the limit leaves no room for, so there is no
+   answer, and the record keeps the tree so far and says where it stopped.
 No-Tree (`tree` False): one combined subtopic per expansion, a chain. No-SD (`self_deliberation`
 False): no retrieval and no relevance calls; claims come from the title, abstract and introduction,
 the moderator's subtopics call shows both introductions, every debate turn of a persona opens with
@@ -50,6 +52,7 @@ from typing import Any, TypeVar
 from .. import viewer_text
 from ..checks import OptionError
 from ..content import Content
+from ..limits import LimitReached, stop_at
 from ..protocols.tod import (
     Judgment,
     Subtopic,
@@ -142,6 +145,8 @@ class _Run:
         self.retrievers = retrievers
         topic = pair.topic.text
         self.nodes: dict[str, Node] = {ROOT: Node(ROOT, None, 0, 0, topic, topic)}
+        self.used = 0  # expansions granted
+        self.done = False  # the tree is complete
         self.fallbacks: list[Fallback] = []
 
     async def each(self, jobs: Sequence[Awaitable[T]]) -> list[T]:
@@ -374,14 +379,14 @@ class _Run:
         )
         return children
 
-    async def run(self) -> tuple[int, list[Node]]:
-        """The tree, level by level; the expansions granted."""
+    async def run(self) -> None:
+        """The tree, level by level, in `nodes`; the expansions granted in `used`; `done` once
+        it is complete."""
         opts = self.opts
         root = self.nodes[ROOT]
         deliberation, subtopics, fallbacks = await self.deliberate(root)
         self.fallbacks += fallbacks
         level = self.grow(root, deliberation, subtopics)
-        used = 0
         while level:
             debated = await self.each([self.debate(n, self._deliberation(n)) for n in level])
             expanding: list[Node] = []
@@ -394,13 +399,15 @@ class _Run:
                     else (None, None, None)
                 )
                 wants = wants_expansion(opts.expand_rule, *judged)
-                ok, blocked = granted(wants, node.level, used, opts.max_expansions, opts.max_depth)
-                used += ok
+                ok, blocked = granted(
+                    wants, node.level, self.used, opts.max_expansions, opts.max_depth
+                )
+                self.used += ok
                 explanation = judgment.explanation if judgment else ""
                 expansion = Expansion(explanation, *judged, opts.expand_rule, wants, ok, blocked)
                 node = replace(node, debate=debate, expansion=expansion)
                 self.nodes[node.id] = node
-                self.rt.info(f"node {node.id}", _node_markdown(node, used, opts))
+                self.rt.info(f"node {node.id}", _node_markdown(node, self.used, opts))
                 if ok:
                     expanding.append(node)
             grown = await self.each([self.deliberate(n) for n in expanding])
@@ -408,7 +415,7 @@ class _Run:
             for node, (deliberation, subtopics, fallbacks) in zip(expanding, grown):
                 self.fallbacks += fallbacks
                 level += self.grow(node, deliberation, subtopics)
-        return used, list(self.nodes.values())
+        self.done = True
 
     def _deliberation(self, node: Node) -> Pair[Deliberation]:
         assert node.parent is not None
@@ -428,23 +435,29 @@ async def tree_of_debate(
     if opts.self_deliberation and retrievers is None:
         raise ValueError("tree_of_debate needs a retriever per paper for self-deliberation")
     run = _Run(session, pair, opts, retrievers if opts.self_deliberation else None)
-    used, nodes = await run.run()
-    tree = tree_json(nodes)
-    session.runtime.info("tree", _tree_markdown(nodes))
-    async with session.runtime.span("synthesis"):
-        asked = await ask_json(
-            session,
-            opts,
-            MODERATOR,
-            "synthesis",
-            "synthesis",
-            0,
-            "summary",
-            prompts.synthesis(pair, json.dumps(tree, indent=2, ensure_ascii=False)),
-            read_summary,
-            SummaryRequest("tree"),
-        )
-    return summarized(
+    limit = None
+    asked: Asked[str] | None = None
+    try:
+        await run.run()
+        tree = tree_json(list(run.nodes.values()))
+        session.runtime.info("tree", _tree_markdown(list(run.nodes.values())))
+        async with session.runtime.span("synthesis"):
+            asked = await ask_json(
+                session,
+                opts,
+                MODERATOR,
+                "synthesis",
+                "synthesis",
+                0,
+                "summary",
+                prompts.synthesis(pair, json.dumps(tree, indent=2, ensure_ascii=False)),
+                read_summary,
+                SummaryRequest("tree"),
+            )
+    except LimitReached as reached:  # the summary is a call: none is left for it
+        limit = reached
+    nodes = list(run.nodes.values())
+    result = summarized(
         session,
         pair,
         opts,
@@ -454,11 +467,19 @@ async def tree_of_debate(
         run.fallbacks,
         node=ROOT,
         nodes=nodes,
-        expansions=used,
+        expansions=run.used,
         budget=opts.max_expansions,
         chunks=(run.retrievers[0].size, run.retrievers[1].size) if run.retrievers else (0, 0),
-        tree=tree,
+        tree=tree_json(nodes),
     )
+    debated = sum(n.debate is not None for n in nodes)
+    where = "the synthesis" if run.done else "the tree"
+    return stop_at(result, limit, f"{where} ({debated} node(s) debated)", NO_SUMMARY)
+
+
+NO_SUMMARY = (
+    "no answer: the summary is a model call, and the limit left none (the tree is recorded)"
+)
 
 
 # -- what a person reads in the viewer -------------------------------------------------------------

@@ -71,21 +71,27 @@ def summarized(
     opts: SamplingOptions,
     name: str,
     agent: str,
-    asked: Asked[str],
+    asked: Asked[str] | None,
     fallbacks: list[Fallback],
     node: str = "",
     **tree: Any,
 ) -> DebateResult:
     """The result of a method whose answer is the summary `asked` gave (none readable: an
-    abstention, recorded as a fallback at `node`); `tree`: the rest of its `TreeRecord`."""
-    if asked.value is None:
+    abstention, recorded as a fallback at `node`; None: a limit ended the method before its
+    summary was asked for, so there is no answer); `tree`: the rest of its `TreeRecord`."""
+    if asked is not None and asked.value is None:
         fallbacks.append(Fallback(node, "summary", None, ABSTAIN))
     title = "synthesis" if agent == MODERATOR else "summary"
-    session.runtime.info(title, summary_markdown(asked.value, len(asked.replies)))
+    summary = None if asked is None else asked.value
+    session.runtime.info(
+        title, NOT_ASKED if asked is None else summary_markdown(summary, len(asked.replies))
+    )
     return DebateResult(
         method=name,
-        final=asked.value,
-        answers=[AgentAnswer(agent, 1, raw(asked), asked.value, len(asked.replies))],
+        final=summary,
+        answers=[]
+        if asked is None
+        else [AgentAnswer(agent, 1, raw(asked), summary, len(asked.replies))],
         calls=session.calls,
         options=opts.record(),
         record=TreeRecord(
@@ -94,10 +100,13 @@ def summarized(
             titles=(pair.papers[0].title, pair.papers[1].title),
             texts=(pair.papers[0].source, pair.papers[1].source),
             fallbacks=fallbacks,
-            summary=asked.value,
+            summary=summary,
             **tree,
         ),
     )
+
+
+NOT_ASKED = "**No summary**: a limit ended the debate before the summary was asked for (no answer)."
 
 
 def summary_markdown(summary: str | None, attempts: int) -> str:
