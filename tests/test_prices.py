@@ -79,3 +79,14 @@ def test_inspect_eval_with_the_shipped_prices_states_the_dollars_of_a_madsim_run
         assert isinstance(cost.value, float) and cost.value > 0
         assert cost.value == pytest.approx(sum(u.total_cost for u in sample.model_usage.values()))
         assert set(cost.metadata["by_role"]) == {"agent_1", "agent_2", "agent_3"}
+
+
+@pytest.mark.slow
+def test_the_cost_benchmark_prints_dollars_and_batch_turnarounds_per_method() -> None:
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "costs.py"
+    done = subprocess.run([sys.executable, str(bench), "--quick"], capture_output=True,
+                          text=True, timeout=300, check=True)  # fmt: skip
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| du_")]
+    [[_, task, calls, _, dollars, stages]] = rows
+    assert (task, calls, stages) == ("strategyqa", "6.0", "2 |")  # 3 agents x 2 rounds, 2 stages
+    assert float(dollars) > 0
