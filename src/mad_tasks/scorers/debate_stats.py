@@ -70,7 +70,7 @@ def unpriced_cost(roles: list[str]) -> Missing:
     )
 
 
-SCORERS = family(FIGURES, read, rank=2, columns={"calls": "calls"})
+SCORERS = family(FIGURES, read, rank=2, columns={"calls": "calls", "cost": "dollars"})
 
 
 def debate_stats() -> list[Scorer]:
