@@ -55,6 +55,7 @@ PD3 = FIXTURES / "pd3"  # 3 queries x 30 candidates, graded: 3 pairs of differen
 LIMITS = {"tree_of_debate": 1}  # samples per log where 3 would be slow (its judges and baseline)
 # the figures that are shares, ratios or means of a sample's parts; every other one counts
 NOT_COUNTS = {
+    "cost",  # dollars
     "edge_density",
     "context_ratio",
     "input_tokens_per_call",
