@@ -102,14 +102,26 @@ class OpenAIStub:
             "usage": usage,
         }
 
+    def post(self, path: str, content_type: str, raw: bytes) -> tuple[int, Body | bytes]:
+        """A POST: every path is the chat-completions endpoint here."""
+        return self.respond(json.loads(raw))
+
+    def get(self, path: str) -> tuple[int, Body | bytes]:
+        return 404, {"error": {"message": f"no {path} here", "type": "not_found"}}
+
     def __enter__(self) -> OpenAIStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, answer = stub.respond(body)
-                data = json.dumps(answer).encode()
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                self.answer(*stub.post(self.path, self.headers.get("Content-Type", ""), raw))
+
+            def do_GET(self) -> None:
+                self.answer(*stub.get(self.path))
+
+            def answer(self, status: int, answer: Body | bytes) -> None:
+                data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
