@@ -23,7 +23,7 @@ from mad_tasks.engine.methods.pd3_feedback import SidePair
 from mad_tasks.engine.methods.pd3_query import Retrieval
 from mad_tasks.engine.methods.tod_papers import PaperPair
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.runtime import Call, Reply, Room, Usage
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.hosts.setup import SETUP
 
@@ -171,6 +171,9 @@ class ScriptedRuntime:
     def model_name(self, role: str) -> str:
         """Every role on one scripted model, named by `models` where a test sizes it."""
         return self.models.get(role, "scripted")
+
+    def headroom(self) -> list[Room]:
+        return []  # a script has no limits of a run
 
     # -- queries -------------------------------------------------------------------------------
     @property

@@ -54,9 +54,11 @@ def priced() -> Iterator[None]:
 
 
 def test_a_token_limit_ends_du_debate_at_its_last_complete_round(run, priced) -> None:
-    # rounds 1 and 2 fit (6 calls, 600 tokens); the first call of round 3 passes 650
+    # rounds 1 and 2 fit (6 calls, 600 tokens); the first call of round 3 passes 650 (without
+    # looking ahead, round 3 is started)
     task = strategyqa(data_path=str(STRATEGYQA))
-    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=650)
+    solver = du_debate(rounds=3, look_ahead=False)
+    log = run(task, solver=solver, model=scripted(), limit=1, token_limit=650)
     [sample] = log.samples
     assert sample.error is None and sample.limit is None  # the sample went on to be scored
     result = record(log)
@@ -130,19 +132,28 @@ def by_agent(answers: dict[str, dict[int, str]]) -> Model:
     return get_model("mockllm/model", custom_outputs=output)
 
 
-def test_a_limit_ends_cortex_at_its_last_complete_round(run) -> None:
+@pytest.mark.parametrize(
+    ("look_ahead", "where"),
+    [
+        (False, "round 3"),  # started, and cut as its first reply passed the limit
+        (True, "before round 3 (look-ahead: it would pass the token limit)"),  # not started
+    ],
+)
+def test_a_limit_ends_cortex_at_its_last_complete_round(run, look_ahead, where) -> None:
     """Two agents say yes, then no in round 3; the third always no: the limit after round 2 leaves
     round 2's plurality, yes, and the graph of the round that did not finish is not kept."""
     model = by_agent({"agent_1": {1: "yes", 2: "yes", 3: "no"}, "agent_2": {1: "yes", 2: "yes", 3: "no"},
                       "agent_3": {1: "no", 2: "no", 3: "no"}})  # fmt: skip
     task = strategyqa(data_path=str(STRATEGYQA))
-    log = run(task, solver=cortex(agents=3, max_rounds=4), model=model, limit=1, token_limit=650)
+    solver = cortex(agents=3, max_rounds=4, look_ahead=look_ahead)
+    log = run(task, solver=solver, model=model, limit=1, token_limit=650)
     result = record(log)
     assert result.final == "yes" and result.rounds == 2
     assert result.stopped is not None
-    assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
+    assert (result.stopped.where, result.stopped.decided) == (where, "the vote of round 2")
     assert result.record.stop_reason == "limit" and not result.record.consensus
     assert result.record.rounds_executed == 1 and len(result.record.graphs) == 1
+    assert any(c.discarded for c in result.calls) is not look_ahead  # a call spent, or none
 
 
 def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
@@ -179,10 +190,56 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
     assert sample.scores["calls"].value == 10 and sample.error is None
 
 
+def test_looking_ahead_du_debate_does_not_start_a_round_that_would_pass_the_limit(run) -> None:
+    """Round 2 cost 300 tokens, as round 1 did: round 3 would take 600 + 300 > 850, so it is not
+    started, and no call is spent on it. At 900 it fits, and runs."""
+    task = strategyqa(data_path=str(STRATEGYQA))
+    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=850)
+    result = record(log)
+    assert result.final == "no" and len(result.calls) == 6 and result.rounds == 2
+    assert not any(c.discarded for c in result.calls)
+    assert result.stopped is not None
+    assert (result.stopped.kind, result.stopped.value, result.stopped.limit) == ("token", 600, 850)
+    assert result.stopped.where == "before round 3 (look-ahead: it would pass the token limit)"
+    assert result.stopped.decided == "the vote of round 2"
+    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=900)
+    result = record(log)
+    assert result.stopped is None and result.rounds == 3 and result.final == "yes"
+
+
+def test_looking_ahead_counts_the_growth_of_a_round_over_the_one_before() -> None:
+    """A later round reads more: the estimate is the last round's spend plus its growth."""
+    from scripted import ScriptedRuntime
+
+    from mad_tasks.engine.limits import next_round_fits
+    from mad_tasks.engine.records import CallRecord
+    from mad_tasks.engine.runtime import Budget
+    from mad_tasks.engine.session import Session
+
+    def spent(tokens: int) -> list[CallRecord]:
+        return [CallRecord("a", "agent", "debate", 1, 0, tokens - 10, 10)]
+
+    def session(budget: int, look_ahead: bool = True) -> Session:
+        made = Session(ScriptedRuntime(lambda call: ""), None, budget=Budget(budget, look_ahead))
+        made.budget.spent = 300  # type: ignore[union-attr]
+        return made
+
+    # rounds of 100 then 200: the next is estimated at 300, so 300 spent + 300 fits in 600 only
+    assert next_round_fits(session(600), [spent(100), spent(200)]) is None
+    stop = next_round_fits(session(599), [spent(100), spent(200)])
+    assert stop is not None and (stop.kind, stop.value, stop.limit) == ("budget", 300, 599)
+    assert next_round_fits(session(599, look_ahead=False), [spent(100), spent(200)]) is None
+    # a shrinking round is estimated at its own spend; a reply without usage: nothing is known
+    assert next_round_fits(session(500), [spent(300), spent(200)]) is None
+    unknown = [CallRecord("a", "agent", "debate", 1, 0, None, None)]
+    assert next_round_fits(session(301), [spent(100), unknown]) is None
+
+
 def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(run) -> None:
     """`-S budget=600`: rounds 1 and 2 spend it exactly, so round 3 is never asked for."""
     task = strategyqa(data_path=str(STRATEGYQA))
-    log = run(task, solver=du_debate(rounds=3, budget=600), model=scripted(), limit=1)
+    solver = du_debate(rounds=3, budget=600, look_ahead=False)
+    log = run(task, solver=solver, model=scripted(), limit=1)
     result = record(log)
     assert result.final == "no" and len(result.calls) == 6  # no call of round 3 was made
     assert result.stopped is not None
@@ -190,7 +247,10 @@ def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(
     assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
     assert result.options["budget"] == 600
     [sample] = log.samples
-    assert sample.scores["mad_tasks/method"].value == "du_debate budget=600 rounds=3"
+    # the label names the options that differ from the defaults: look-ahead is on by default
+    assert (
+        sample.scores["mad_tasks/method"].value == "du_debate budget=600 look_ahead=false rounds=3"
+    )
 
 
 def test_the_budget_is_per_debate_and_shared_by_a_judges_two_orders() -> None:

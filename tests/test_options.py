@@ -135,6 +135,7 @@ GENERATION: Cases = {
     "max_tokens": optional(ints(1, 1_000_000)),
     "allow_text_only": bools(),
     "budget": optional(ints(1, 1_000_000_000)),
+    "look_ahead": bools(),
 }
 PLACEHOLDERS = {
     "direct": "instruction, question",

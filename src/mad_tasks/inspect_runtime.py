@@ -36,7 +36,7 @@ from ._inspect_compat import active_generate_config
 from .engine.content import Msg
 from .engine.embeddings import Embedder, load_embedder
 from .engine.limits import LimitReached
-from .engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
+from .engine.runtime import Call, Reply, Room, Usage, role_candidates, token_logprobs
 
 T = TypeVar("T")
 
@@ -314,6 +314,21 @@ class InspectRuntime:
 
     def info(self, title: str, data: str | dict[str, Any]) -> None:
         transcript().info(data, source=title)
+
+    def headroom(self) -> list[Room]:
+        """The sample's token and cost limits and their use so far."""
+        try:
+            limits = sample_limits()
+        except RuntimeError:  # no running sample
+            return []
+        return [
+            Room(kind, unit, limit.usage, limit.limit)
+            for kind, unit, limit in (
+                ("token", "tokens", limits.token),
+                ("cost", "dollars", limits.cost),
+            )
+            if limit.limit is not None
+        ]
 
 
 @asynccontextmanager

@@ -10,11 +10,11 @@ the calls made until then kept, so every figure is scored either way.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .records import DebateResult, Stopped
+from .records import CallRecord, DebateResult, Stopped, dollars, reply_tokens
 from .runtime import LimitReached
 from .session import Session
 
@@ -49,3 +49,29 @@ def stop_at(
 ) -> DebateResult:
     """`result` with the stop recorded, when a `limit` ended the method `where` it says."""
     return result if limit is None else replace(result, stopped=stopped(limit, where, decided))
+
+
+def next_round_fits(
+    session: Session, rounds: Sequence[Sequence[CallRecord]]
+) -> LimitReached | None:
+    """The limit or budget the next round would pass, estimated from the calls of the `rounds`
+    done: the last round's spend plus its growth over the one before (a later round reads more);
+    None when it fits, when its spend is unknown (a reply without usage or price), or when
+    `look_ahead` is off."""
+    if session.budget is None or not session.budget.look_ahead or not rounds:
+        return None
+    for room in session.headroom():
+        measure = reply_tokens if room.unit == "tokens" else dollars
+        spent = [measure(calls) for calls in rounds[-2:]]
+        if any(s is None for s in spent):
+            continue
+        last = float(spent[-1] or 0)
+        estimate = last + max(0.0, last - float(spent[0] or 0))
+        if room.used + estimate > room.limit:
+            return LimitReached(room.kind, room.used, room.limit)
+    return None
+
+
+def looked_ahead(limit: LimitReached, round: int) -> str:
+    """Where a look-ahead stopped a debate: before the round it estimated would not fit."""
+    return f"before round {round} (look-ahead: it would pass the {limit.kind} limit)"

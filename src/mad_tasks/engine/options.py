@@ -129,10 +129,17 @@ class Generation(Options):
         "decides from what is complete (unset: none).",
         lambda name, v: optional(integer, name, v, 1, MAX_BUDGET),
     )
+    look_ahead: bool = option(
+        True,
+        "a method that debates in rounds does not start a round that, estimated from the rounds "
+        "before it, would pass the budget or a token or cost limit of the run; its answer then "
+        "comes from the rounds done.",
+        boolean,
+    )
 
-    def new_budget(self) -> Budget | None:
+    def new_budget(self) -> Budget:
         """A fresh budget for one debate (each sample's its own)."""
-        return Budget(self.budget) if self.budget is not None else None
+        return Budget(self.budget, self.look_ahead)
 
 
 def answer_format_option(name: str, value: Any) -> str:

@@ -41,22 +41,41 @@ class LimitReached(Exception):
 
 @dataclass
 class Budget:
-    """A debate's own token budget (`-S budget`), shared by every session of one debate: the
-    first call made once `tokens` are spent is refused with `LimitReached`, so the method decides
-    from what is complete. Every reply's tokens count, a cached one's too (the budget bounds the
-    debate, not this run's bill); a reply without usage counts none (the figure
-    `calls_without_usage` says how many there were)."""
+    """How one debate may spend, shared by every session of it (each sample its own).
 
-    tokens: int
+    `tokens` (`-S budget`): the first call made once they are spent is refused with
+    `LimitReached`, so the method decides from what is complete. Every reply's tokens count, a
+    cached one's too (the budget bounds the debate, not this run's bill); a reply without usage
+    counts none (the figure `calls_without_usage` says how many there were).
+    `look_ahead` (`-S look_ahead`): a method that debates in rounds does not start a round that,
+    estimated from the rounds before it, would pass this budget or a limit of the run
+    (`limits.next_round_fits`)."""
+
+    tokens: int | None = None
+    look_ahead: bool = True
     spent: int = 0
 
     def check(self) -> None:
-        if self.spent >= self.tokens:
+        if self.tokens is not None and self.spent >= self.tokens:
             raise LimitReached("budget", self.spent, self.tokens)
 
     def charge(self, usage: Usage | None) -> None:
         if usage is not None:
             self.spent += usage.input_tokens + usage.output_tokens
+
+    def room(self) -> list[Room]:
+        return [] if self.tokens is None else [Room("budget", "tokens", self.spent, self.tokens)]
+
+
+@dataclass(frozen=True)
+class Room:
+    """What is left of a limit or budget: its `kind` (as `LimitReached` names it), its `unit`
+    ("tokens" or "dollars"), how much is `used` and the `limit`."""
+
+    kind: str
+    unit: str
+    used: float
+    limit: float
 
 
 @dataclass(frozen=True)
@@ -149,4 +168,8 @@ class Runtime(Protocol):
         """The name of the model a role's calls run on, as the host names it (a method that
         depends on its models, as CortexDebate's credibility does, reads it before its first
         call)."""
+        ...
+
+    def headroom(self) -> list[Room]:
+        """What is left of the run's limits on tokens and dollars (none: no such limit)."""
         ...

@@ -11,7 +11,7 @@ from .answers import AnswerFormat
 from .content import Content, Msg, Question, valid_text
 from .records import AgentAnswer, CallRecord
 from .requests import Request
-from .runtime import Budget, Call, LimitReached, Reply, Runtime
+from .runtime import Budget, Call, LimitReached, Reply, Room, Runtime
 
 T = TypeVar("T")
 
@@ -74,7 +74,7 @@ class Session:
         self.retries = retries
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self.budget = budget  # the debate's own token budget, shared with its sub-sessions
+        self.budget = budget  # how the debate may spend, shared with its sub-sessions
         self.calls: list[CallRecord] = []
         self.openings: list[Opening] = []
 
@@ -135,6 +135,11 @@ class Session:
                 reply = replace(reply, text=text)
         self._record(call, reply)
         return reply
+
+    def headroom(self) -> list[Room]:
+        """What is left of the run's limits on tokens and dollars, and of the debate's budget."""
+        own = self.budget.room() if self.budget is not None else []
+        return [*self.runtime.headroom(), *own]
 
     def _record(self, call: Call, reply: Reply, discarded: bool = False) -> None:
         usage = reply.usage

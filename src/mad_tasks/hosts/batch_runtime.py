@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
-from ..engine.runtime import Call, Reply, Runtime
+from ..engine.runtime import Call, Reply, Room, Runtime
 
 T = TypeVar("T")
 
@@ -133,6 +133,9 @@ class RoundRuntime:
 
     def model_name(self, role: str) -> str:
         return self.model
+
+    def headroom(self) -> list[Room]:
+        return []  # no limits of a run here: -S budget is the debate's own
 
 
 @asynccontextmanager

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from openai import AsyncOpenAI, BadRequestError
 
 from ..engine.content import Msg
-from ..engine.runtime import Call, Reply, Usage, role_candidates, token_logprobs
+from ..engine.runtime import Call, Reply, Room, Usage, role_candidates, token_logprobs
 from ..models.offline import SimulatedReplies, is_simulated
 
 T = TypeVar("T")
@@ -163,6 +163,9 @@ class OpenAIRuntime:
 
     def model_name(self, role: str) -> str:
         return resolve_endpoint(role, self.roles, self.default)[0].model
+
+    def headroom(self) -> list[Room]:
+        return []  # no limits of a run here: -S budget is the debate's own
 
     def span(self, name: str) -> Any:
         return nullcontext()  # no viewer here: the record holds every round and call

@@ -10,6 +10,9 @@ is recalibrated (Eq. 2). Then, for debate rounds d = 1..D:
      round d-1 outputs: no own answer, no history;
   4. stop as soon as all agents give the same answer.
 The final answer is the plurality of the last round; all-distinct answers give none (no fallback).
+A limit of the run (or `-S budget`) that stops a round drops it, its graph too, and the last
+complete round's plurality decides; with `look_ahead` a round that would pass a limit, estimated
+from the rounds before it, is not started (engine/limits.py).
 `topology="full"` keeps every edge: the fully connected ablation and the cost baseline. Every call
 also records what its prompt would have cost with every other agent as a neighbour.
 
@@ -34,7 +37,7 @@ from ..answers import AnswerFormat, FreeText
 from ..checks import OptionError, boolean, integer, number, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
-from ..limits import LimitReached, stop_at
+from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult, Tally
@@ -425,7 +428,14 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
     # Phase 2: sparse debate rounds; d counts them as the paper does, `now` is the record's round
     d = 0
     limit: LimitReached | None = None
+    where = ""
     while stop is None and d < opts.max_rounds:
+        # the record's rounds d and d + 1 are the last done
+        done = [[c for c in session.calls if c.round == r] for r in range(max(1, d), d + 2)]
+        limit = next_round_fits(session, done)
+        if limit is not None:  # the next round would not fit: it is not started
+            stop, where = "limit", looked_ahead(limit, d + 2)
+            break
         d += 1
         now = d + 1
         try:
@@ -521,7 +531,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
             warnings=warnings,
         ),
     )
-    return stop_at(result, limit, f"round {d + 2}", f"the vote of round {d + 1}")
+    return stop_at(result, limit, where or f"round {d + 2}", f"the vote of round {d + 1}")
 
 
 def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:

@@ -4,7 +4,8 @@ N agents answer independently in round 1. In each later round t every agent read
 round t-1 replies (simultaneous rounds, the authors' intended semantics) and updates its answer; each
 agent keeps its own conversation. The final answer is the plurality of the last round's answers. When a limit of the run stops a
 round, the debate ends there and the plurality of the last complete round decides (none: no
-answer).
+answer); with `look_ahead` a round that would pass a limit, estimated from the rounds before it,
+is not started.
 With `sequential=True` an agent also reads the replies already given in round t by agents before it.
 Round-one answers given before the method ran (on_demand's first stage) are taken, not asked again.
 """
@@ -18,7 +19,7 @@ from typing import ClassVar
 from .. import prompts, viewer_text
 from ..checks import boolean, integer
 from ..content import Msg
-from ..limits import LimitReached, stop_at
+from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
@@ -63,8 +64,14 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
         return speak(session, name, round, history[name], update, peers, opened)
 
     limit: LimitReached | None = None
+    where = ""
     for t in range(1, rounds + 1):
         previous = by_round[-1] if by_round else []
+        done = [[c for c in session.calls if c.round == r] for r in range(max(1, t - 2), t)]
+        limit = next_round_fits(session, done) if by_round else None
+        if limit is not None:  # the round would not fit: it is not started
+            where = looked_ahead(limit, t)
+            break
         try:
             async with rt.span(f"round {t}"):
                 if t == 1:
@@ -94,7 +101,7 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
         options={"agents": agents, "rounds": rounds, "sequential": sequential},
     )
     decided = f"the vote of round {len(by_round)}" if by_round else "no answer: no round finished"
-    return stop_at(result, limit, f"round {len(by_round) + 1}", decided)
+    return stop_at(result, limit, where or f"round {len(by_round) + 1}", decided)
 
 
 SPEC = MethodSpec(

@@ -13,7 +13,8 @@ One advocate per answer. For r = 1..max_rounds:
    event says once per hearing and the record keeps (`token_budget_enforced` False).
 Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
 gap. A limit of the run (or `-S budget`) reached in round r ends the hearing there: the judge's
-scores up to round r-1 decide, with no jury (engine/limits.py). `summarize` condenses each
+scores up to round r-1 decide, with no jury (engine/limits.py); with `look_ahead` a round that
+would pass a limit, estimated from the rounds before it, is not started. `summarize` condenses each
 defence before anyone reads it, as the reference code does.
 
 Every call shows the pair (the question with all its parts, then both answers) first, except:
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from ..limits import LimitReached
+from ..limits import LimitReached, looked_ahead, next_round_fits
 from ..protocols.d3 import SIDES, StopRule, flip, stop_reason
 from ..records import DebateResult
 from ..session import Session
@@ -140,6 +141,14 @@ async def samre(
         reason = None
         for r in range(1, rule.max_rounds + 1):
             feedback = court.evaluations[-1].shown() if court.evaluations else None
+            done = [
+                [c for c in court.session.calls if c.round == n] for n in range(max(1, r - 2), r)
+            ]
+            ahead = next_round_fits(court.session, done) if r > 1 else None
+            if ahead is not None:  # the round would not fit: it is not started
+                court.stop(ahead, looked_ahead(ahead, r), f"the judge's scores up to round {r - 1}")
+                reason = "limit"
+                break
             try:
                 previous, evaluation = await speak(court, r, previous, feedback)
             except LimitReached as limit:  # the judge's last complete evaluation decides
