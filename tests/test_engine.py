@@ -11,7 +11,7 @@ from scripted import ScriptedRuntime, by_round, debate, last_user, tag
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Msg, Question
-from mad_tasks.engine.methods.baselines import debate_budget, self_consistency, single
+from mad_tasks.engine.methods.baselines import Spend, debate_budget, self_consistency, single
 from mad_tasks.engine.records import AgentAnswer, CallRecord, DebateResult, RecordError, Tally
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
@@ -123,7 +123,7 @@ async def test_self_consistency_samples_n_times_and_takes_the_majority() -> None
     rt = ScriptedRuntime(
         lambda call: f"ANSWER: {votes[call.agent]}" if votes[call.agent] else "hmm"
     )
-    result = await self_consistency(Session(rt, YESNO, retries=1), samples=5)
+    result = await self_consistency(Session(rt, YESNO, retries=1), Spend("calls", 5))
 
     first_attempts = [c for c in rt.calls if c.attempt == 0]
     assert sorted(c.agent for c in first_attempts) == list(votes)
@@ -137,15 +137,47 @@ async def test_self_consistency_samples_n_times_and_takes_the_majority() -> None
     assert rt.info_titles() == ["vote"]
 
 
-@pytest.mark.parametrize("spec, calls", [("3x2", 6), ("4X3", 12), (" 2 x 5 ", 10), ("1*1", 1)])
-def test_debate_budget(spec: str, calls: int) -> None:
-    assert debate_budget(spec) == calls
+@pytest.mark.parametrize(
+    "spec, spend",
+    [
+        ("3x2", Spend("calls", 6)),
+        ("4X3", Spend("calls", 12)),
+        (" 2 x 5 ", Spend("calls", 10)),
+        ("1*1", Spend("calls", 1)),
+        ("tokens:842", Spend("tokens", 842)),
+        ("Dollars:0.00017", Spend("dollars", 0.00017)),
+        ("tokens:.5", Spend("tokens", 0.5)),
+    ],
+)
+def test_debate_budget(spec: str, spend: Spend) -> None:
+    assert debate_budget(spec) == spend
 
 
-@pytest.mark.parametrize("spec", ["banana", "3x", "0x2", "3x0", "-1x2", "3x2x1"])
+@pytest.mark.parametrize(
+    "spec",
+    ["banana", "3x", "0x2", "3x0", "-1x2", "3x2x1", "tokens:0", "tokens:-5", "tokens:1e3",
+     "tokens:", "dollars:1001", "tokens:1.2.3", "tokens:²", "euros:3", "tokens:nan"],
+)  # fmt: skip
 def test_debate_budget_rejects_bad_specs(spec: str) -> None:
     with pytest.raises(ValueError, match="'match_debate'"):
         debate_budget(spec)
+
+
+async def test_self_consistency_at_a_matched_token_spend_samples_in_waves_until_it_is_spent() -> (
+    None
+):
+    """12 tokens a call: one chain measures the spend, then (120 - 12) / 12 = 9 at once; the
+    spend is then met exactly, so no wave follows."""
+    rt = ScriptedRuntime(lambda call: "ANSWER: yes")
+    result = await self_consistency(Session(rt, YESNO, retries=0), Spend("tokens", 120))
+    assert len(rt.calls) == 10 and rt.critical_path == 2  # two waves: 1, then 9 concurrently
+    assert result.options == {"samples": 10, "matched": "tokens:120"}
+    assert sum(c.tokens or 0 for c in result.calls) == 120
+    # a spend below one chain's still samples one; a chain's spend unknown ends the waves
+    rt = ScriptedRuntime(lambda call: "ANSWER: yes")
+    assert len((await self_consistency(Session(rt, YESNO), Spend("tokens", 5))).calls) == 1
+    rt = ScriptedRuntime(lambda call: "ANSWER: yes")  # no price: dollars cannot be measured
+    assert len((await self_consistency(Session(rt, YESNO), Spend("dollars", 1.0))).calls) == 1
 
 
 # -- du_debate: calls and who sees what ------------------------------------------------------------
@@ -390,7 +422,7 @@ async def test_stats_count_answer_rounds_from_one_for_debates_and_baselines() ->
     }  # fmt: skip
 
     rt = ScriptedRuntime(lambda call: "ANSWER: no" if call.agent != "sample_2" else "No idea.")
-    sampled = await self_consistency(Session(rt, YESNO, retries=0), samples=3)
+    sampled = await self_consistency(Session(rt, YESNO, retries=0), Spend("calls", 3))
     plain = await single(Session(ScriptedRuntime(lambda call: "ANSWER: no"), YESNO), cot=False)
     for result, calls, abstentions in ((sampled, 3, 1), (plain, 1, 0)):
         stats = result.stats()

@@ -325,8 +325,27 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         {
             "samples": ints(1, 640),
             "match_debate": [
-                (v, unset("AGENTSxROUNDS such as 3x2, with 1 to 32 agents and 1 to 20 rounds"))
-                for v in ("3 by 2", "0x2", 2, "33x1", "1x21", "3x2x1", "9" * 5000 + "x2", "²x2")
+                (
+                    v,
+                    unset(
+                        "AGENTSxROUNDS such as 3x2, with 1 to 32 agents and 1 to 20 rounds; "
+                        "tokens:N (N up to 100,000,000) or dollars:X (X up to 1,000), a "
+                        "debate's spend per sample"
+                    ),
+                )
+                for v in (
+                    "3 by 2",
+                    "0x2",
+                    2,
+                    "33x1",
+                    "1x21",
+                    "3x2x1",
+                    "9" * 5000 + "x2",
+                    "²x2",
+                    "tokens:0",
+                    "tokens:" + "9" * 5000,
+                    "dollars:inf",
+                )
             ],
             **ANSWERING,
             "templates": templates("step_by_step", "reminder"),
@@ -882,6 +901,8 @@ def test_a_bad_pd3_variant_is_refused_before_any_download(
         lambda: self_consistency(samples=640),
         lambda: self_consistency(match_debate="32x20"),
         lambda: self_consistency(match_debate=" 2 X 5 "),
+        lambda: self_consistency(match_debate="tokens:100000000"),
+        lambda: self_consistency(match_debate="dollars:1000"),
         lambda: voting(agents=10, max_turns=12, vote_turn=10, vote_retries=20, points=1000),
         lambda: voting(memory_window="full", max_ranks=32),
         lambda: voting(memory_window=None, embedder="hashing/65536"),
