@@ -329,3 +329,43 @@ def test_the_legend_shows_the_front_as_drawn() -> None:
     assert drawn(one) == (["Pareto front", "m"], 0)
     two = [row("single", 10, 0.7, True), row("du_debate", 90, 0.8, True)]
     assert drawn(two) == (["Pareto front", "m"], 1)
+
+
+def test_compare_runs_self_consistency_at_the_debates_spend_in_one_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    main(compare_args(tmp_path, "du_debate", "self_consistency match_debate=du_debate:tokens"))
+    [debate] = [read_eval_log(str(p)) for p in tmp_path.glob("du_debate/*.eval")]
+    [matched] = [read_eval_log(str(p)) for p in tmp_path.glob("self_consistency*/*.eval")]
+
+    def tokens(log) -> float:
+        means = {s.name: s.metrics["mean"].value for s in log.results.scores if "mean" in s.metrics}
+        return sum(means[f] for f in ("input_tokens", "output_tokens", "cached_input_tokens",
+                                      "cached_output_tokens"))  # fmt: skip
+
+    target = tokens(debate)
+    assert matched.eval.solver_args == {"match_debate": f"tokens:{target:.6g}"}
+    for sample in matched.samples or []:
+        record = sample.store["mad_tasks:debate"]
+        assert record["options"]["matched"] == f"tokens:{target:.6g}"
+        spent = sum(c["input_tokens"] + c["output_tokens"] for c in record["calls"])
+        per_chain = spent / record["options"]["samples"]
+        # waves stop once one more chain (at the mean spend) would pass the debate's spend
+        assert target - per_chain < spent <= target + per_chain
+
+
+@pytest.mark.parametrize(
+    ("solvers", "says"),
+    [
+        (("du_debate", "self_consistency match_debate=du_debate:calls"), "tokens or dollars"),
+        (("self_consistency match_debate=du_debate:tokens", "du_debate"), "'match_debate'"),
+    ],
+)
+def test_compare_refuses_a_spend_it_cannot_match_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], solvers: tuple[str, ...], says: str
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(compare_args(tmp_path, *solvers))
+    assert exit.value.code == 2 and says in capsys.readouterr().err
+    assert not list(tmp_path.glob("*/*.eval"))

@@ -6,7 +6,10 @@ from the command line means one eval set per solver. `compare` runs each solver 
 for the solver and its options), so every solver x model is its own log and re-running the same
 command resumes an interrupted comparison: finished logs are kept, unfinished ones retried. Every
 solver is built once before the first eval set, so a bad option of the last solver stops the
-comparison before any model call.
+comparison before any model call. A solver given `match_debate=<an earlier solver's
+label>:tokens` (or `:dollars`) runs on each model at the spend per sample that solver measured on
+it: `--solver du_debate --solver "self_consistency match_debate=du_debate:tokens"` is the debate
+against self-consistency at the same spend, in one command.
 
 Options are read as Inspect's CLI reads `-S`/`-T` (`inspect_ai._util.config.parse_cli_args`): the
 value as YAML (`agents=three` is text, `yes` is true), a plain value with commas a list, dashes in
@@ -15,9 +18,10 @@ names as underscores.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,9 +94,56 @@ class SolverRun:
     logs: list[EvalLog]
 
 
+SPENDS = ("tokens", "dollars")  # what a solver can match of an earlier one's spend
+# the figures whose means per sample make each spend (`debate_stats`)
+SPEND_FIGURES = {
+    "tokens": ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens"),
+    "dollars": ("cost",),
+}
+
+
+@dataclass(frozen=True)
+class Matching:
+    """`match_debate=<label>:<tokens|dollars>`: the solver matches, on each model, the spend per
+    sample of the comparison's earlier solver `label` (`self_consistency` at a debate's spend)."""
+
+    label: str
+    unit: str
+
+
+def matching(choice: SolverChoice, earlier: Sequence[str]) -> Matching | None:
+    """The earlier solver `choice` matches, if its `match_debate` names one of `earlier`'s labels;
+    a ValueError for a spend other than tokens or dollars."""
+    value = choice.args.get("match_debate")
+    label, sep, unit = value.rpartition(":") if isinstance(value, str) else ("", "", "")
+    if not sep or label not in earlier:  # the solver's own value (3x2, tokens:842)
+        return None
+    if unit not in SPENDS:
+        raise ValueError(
+            f"--solver {choice.label!r}: match_debate={value!r}: match {label!r}'s tokens or "
+            f"dollars ({label}:tokens or {label}:dollars)"
+        )
+    return Matching(label, unit)
+
+
+def spend_per_sample(log: EvalLog, unit: str) -> float | None:
+    """A finished run's mean spend per sample in tokens (every reply's, cached ones included) or
+    dollars; None when its log lacks a figure of it (no price: no dollars)."""
+    means = {
+        s.name: s.metrics["mean"].value
+        for s in (log.results.scores if log.results else [])
+        if "mean" in s.metrics
+    }
+    parts = [means.get(name) for name in SPEND_FIGURES[unit]]
+    if any(v is None or v != v for v in parts):  # missing or NaN
+        return None
+    return sum(v for v in parts if v is not None)
+
+
 def check_solvers(solvers: Sequence[SolverChoice], shared: Mapping[str, Any]) -> None:
     """Build every solver with its options (raising what its build raises: an `OptionError`
-    naming the option, a `LookupError` for an unknown name); refuse two in one log directory."""
+    naming the option, a `LookupError` for an unknown name); refuse two in one log directory.
+    A solver that matches an earlier one's spend is built with a stand-in spend."""
     folders: dict[str, str] = {}
     for choice in solvers:
         if choice.folder in folders:
@@ -100,8 +151,34 @@ def check_solvers(solvers: Sequence[SolverChoice], shared: Mapping[str, Any]) ->
                 f"--solver {choice.label!r} and {folders[choice.folder]!r} would share the log "
                 f"directory {choice.folder!r}: give each solver once"
             )
+        args = {**shared, **choice.args}
+        matched = matching(choice, list(folders.values()))
+        if matched is not None:
+            args["match_debate"] = f"{matched.unit}:1"
         folders[choice.folder] = choice.label
-        registry_create("solver", choice.name, **{**shared, **choice.args})
+        registry_create("solver", choice.name, **args)
+
+
+def matched_eval_sets(
+    matched: Matching, earlier: SolverRun, models: Sequence[str],
+    args: dict[str, Any], run: Callable[..., tuple[bool, list[EvalLog]]],
+) -> tuple[bool, list[EvalLog]]:  # fmt: skip
+    """One eval set per model, at the spend per sample the `earlier` run measured on that model
+    (none where that run is unfinished or lacks the figure: then the comparison is unfinished)."""
+    success, logs = True, list[EvalLog]()
+    for model in models:
+        spend = next(
+            (spend_per_sample(log, matched.unit) for log in earlier.logs
+             if log.eval.model == model and log.status == "success"),
+            None,
+        )  # fmt: skip
+        if spend is None or spend <= 0:
+            success = False
+            continue
+        own = {**args, "match_debate": f"{matched.unit}:{spend:.6g}"}
+        done, made = run([model], own, log_dir_allow_dirty=True)
+        success, logs = success and done, logs + made
+    return success, logs
 
 
 def compare(
@@ -120,17 +197,36 @@ def compare(
         raise ValueError("compare needs at least one --solver and one --model")
     shared = dict(solver_args or {})
     check_solvers(solvers, shared)
-    runs = []
+    runs: dict[str, SolverRun] = {}
     for choice in solvers:
         folder = f"{log_dir.rstrip('/')}/{choice.folder}"
         args = {**shared, **choice.args}
-        success, logs = eval_set(
-            task,
-            log_dir=folder,
-            model=list(models),
-            task_args=dict(task_args or {}),
-            solver=SolverSpec(choice.name, args, args),  # built from args_passed, as the CLI does
-            **{**eval_set_args, "tags": run_tags(choice.name, args, eval_set_args)},
-        )
-        runs.append(SolverRun(choice, folder, success, logs))
-    return runs
+        matched = matching(choice, list(runs))
+        run = functools.partial(eval_set_of, task, folder, choice, task_args, eval_set_args)
+        if matched is None:
+            runs[choice.label] = SolverRun(choice, folder, *run(models, args))
+        else:
+            done = matched_eval_sets(matched, runs[matched.label], models, args, run)
+            runs[choice.label] = SolverRun(choice, folder, *done)
+    return list(runs.values())
+
+
+def eval_set_of(
+    task: str,
+    folder: str,
+    choice: SolverChoice,
+    task_args: Mapping[str, Any] | None,
+    eval_set_args: Mapping[str, Any],
+    models: Sequence[str],
+    args: dict[str, Any],
+    **more: Any,
+) -> tuple[bool, list[EvalLog]]:
+    """One solver's eval set over `models` in `folder`, with `args` as its options."""
+    return eval_set(
+        task,
+        log_dir=folder,
+        model=list(models),
+        task_args=dict(task_args or {}),
+        solver=SolverSpec(choice.name, args, args),  # built from args_passed, as the CLI does
+        **{**eval_set_args, **more, "tags": run_tags(choice.name, args, eval_set_args)},
+    )
