@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import get_model_info
+from inspect_ai.model import ModelInfo, get_model_info, set_model_info
 from testdata import STRATEGYQA
 
 from mad_tasks.cli import main
@@ -20,7 +21,18 @@ from mad_tasks.prices import PRICES, apply_prices
 DOCUMENTED = ["openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-sonnet-4-5", "madsim/x"]
 
 
-def test_the_shipped_file_prices_the_models_the_docs_use() -> None:
+@pytest.fixture
+def restored() -> Iterator[None]:
+    """The models of the shipped file as they were before the test priced them (the price
+    registry is the process's: other tests run madsim/x without a price)."""
+    models = list(yaml.safe_load(PRICES.read_text(encoding="utf-8")))
+    before = {model: get_model_info(model) for model in models}
+    yield
+    for model, info in before.items():
+        set_model_info(model, info or ModelInfo())
+
+
+def test_the_shipped_file_prices_the_models_the_docs_use(restored) -> None:
     text = PRICES.read_text(encoding="utf-8")
     assert "Dated 2026-11-27" in text  # a dated file, how to keep it current in docs/costs.md
     apply_prices(PRICES)

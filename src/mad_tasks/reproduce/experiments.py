@@ -48,7 +48,8 @@ COST_RULE = (
     "calls/sample and tokens/sample: the method's model calls and tokens (input + output, cached "
     "replies included, a reply without usage adding none) per sample, from its debate record as "
     "`mad-tasks report` counts them (the log's usage and model events for a sample without one), "
-    "averaged over every sample and run of the row's tasks."
+    "averaged over every sample and run of the row's tasks. $/sample: the dollars Inspect priced "
+    "those calls at (`--model-cost-config`), – when a model of the row has no price."
 )
 
 

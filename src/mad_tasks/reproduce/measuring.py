@@ -22,7 +22,7 @@ from ..engine.answers import AnswerFormat
 from ..engine.methods.d3_records import JudgeRecord
 from ..engine.methods.on_demand_records import OnDemandRecord
 from ..engine.protocols.majority import majority_vote
-from ..engine.records import AgentAnswer, DebateResult, token_totals
+from ..engine.records import AgentAnswer, DebateResult, dollars, token_totals
 from ..engine.transitions import first_answers, first_vote
 from ..logs_report import FIRST, finite
 from ..scorers.answers import gold_keys, task_format
@@ -93,6 +93,7 @@ class TableRow:
     cells: tuple[Cell | None, ...]  # None: the row does not run the column's task
     calls: float | None
     tokens: float | None
+    dollars: float | None = None  # None: a sample without a price
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,7 @@ def measure(
                 statistics.fmean(got) * column.scale for got in zip(*per_task) if None not in got
             ]
             cells.append(Cell(tuple(values)))
-        calls, tokens = _cost(list(logs.values()))
-        rows.append(TableRow(run.row.label, tuple(cells), calls, tokens))
+        rows.append(TableRow(run.row.label, tuple(cells), *_cost(list(logs.values()))))
     date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return Table(
         experiment,
@@ -349,28 +349,33 @@ def debated(result: DebateResult) -> bool | None:
     return any(a.round > 1 for a in result.answers)
 
 
-def _cost(logs: Sequence[EvalLog]) -> tuple[float | None, float | None]:
-    """Calls and tokens per sample over every sample and run of the logs."""
-    calls: list[float] = []
-    tokens: list[float] = []
-    for log in logs:
-        for sample in log.samples or []:
-            n, t = _sample_cost(sample)
-            calls.append(n)
-            tokens.append(t)
+def _cost(logs: Sequence[EvalLog]) -> tuple[float | None, float | None, float | None]:
+    """Calls, tokens and dollars per sample over every sample and run of the logs (dollars:
+    None when a sample has no price)."""
+    costs = [_sample_cost(sample) for log in logs for sample in log.samples or []]
+    if not costs:
+        return None, None, None
+    priced = [c[2] for c in costs]
     mean = statistics.fmean
-    return (mean(calls) if calls else None), (mean(tokens) if tokens else None)
+    return (
+        mean(c[0] for c in costs),
+        mean(c[1] for c in costs),
+        None if None in priced else mean(d for d in priced if d is not None),
+    )
 
 
-def _sample_cost(sample: EvalSample) -> tuple[float, float]:
-    """A sample's calls and tokens as `mad-tasks report` counts them (its `debate_stats`
-    figures: `token_totals` of the debate record, spent plus cached, a reply without usage
-    adding none); the log's model events and usage for a sample without a record."""
+def _sample_cost(sample: EvalSample) -> tuple[float, float, float | None]:
+    """A sample's calls, tokens and dollars as `mad-tasks report` counts them (its
+    `debate_stats` figures: `token_totals` of the debate record, spent plus cached, a reply
+    without usage adding none; `cost`); the log's model events and usage for a sample without a
+    record."""
     try:
         result = DebateResult.from_dict((sample.store or {}).get(STORE_KEY))
     except (ValueError, TypeError, KeyError, AttributeError):
         usage = sample.model_usage.values()
         calls = sum(e.event == "model" for e in sample.events)
-        return calls, float(sum(u.input_tokens + u.output_tokens for u in usage))
+        costs = [u.total_cost for u in usage]
+        spent = None if None in costs else sum(c for c in costs if c is not None)
+        return calls, float(sum(u.input_tokens + u.output_tokens for u in usage)), spent
     totals = token_totals(result.calls)
-    return totals["calls"], float(sum(totals[k] for k in TOKEN_FIGURES))
+    return totals["calls"], float(sum(totals[k] for k in TOKEN_FIGURES)), dollars(result.calls)

@@ -58,17 +58,19 @@ def intro(table: Table) -> list[str]:
 
 
 def table_cells(table: Table) -> list[list[str]]:
-    """The header, then each row: its label, a cell per column, calls and tokens per sample."""
+    """The header, then each row: its label, a cell per column, calls, tokens and dollars per
+    sample."""
     columns = table.experiment.columns
     decimals = [column_decimals(table, i) for i in range(len(columns))]
-    out = [["", *(c.label for c in columns), "calls/sample", "tokens/sample"]]
+    out = [["", *(c.label for c in columns), "calls/sample", "tokens/sample", "$/sample"]]
     for row in table.rows:
         paper = table.experiment.paper_values.get(row.label, {})
         cells = [
             cell_text(c, d, paper.get(col.label)) for c, d, col in zip(row.cells, decimals, columns)
         ]
         tokens = "–" if row.tokens is None else f"{row.tokens:.0f}"
-        out.append([row.label, *cells, number(row.calls), tokens])
+        spent = "–" if row.dollars is None else f"{row.dollars:.3g}"
+        out.append([row.label, *cells, number(row.calls), tokens, spent])
     return out
 
 
