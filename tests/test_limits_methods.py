@@ -114,3 +114,21 @@ def test_a_time_limit_ends_the_debate_not_the_sample(run, priced, method) -> Non
     log, cut = one(run, method, model, time_limit=limit)
     assert_decided_from_what_was_complete(log, cut, method, "time", full)
     assert cut.total_time is not None and cut.total_time < limit  # cut before Inspect's deadline
+
+
+@pytest.mark.parametrize(
+    ("limit", "kind"),
+    [
+        # round 2's calls send 3 messages (the question, the agent's answer, the others'): refused
+        ({"message_limit": 3}, "message"),
+        # the 4th generation passes 3 turns: round 2 is cut as it began
+        ({"turn_limit": 3}, "turn"),
+    ],
+)
+def test_a_message_or_turn_limit_ends_du_debate_at_its_first_round(run, limit, kind) -> None:
+    _, sample = one(run, "du_debate", "madsim/x", **limit)
+    assert sample.error is None and sample.limit is None
+    result = record(sample)
+    assert result.stopped is not None and result.stopped.kind == kind
+    assert (result.stopped.where, result.stopped.decided) == ("round 2", "the vote of round 1")
+    assert result.rounds == 1 and result.final is not None
