@@ -29,11 +29,15 @@ ROUNDS = {0: "yes", 1: "no", 2: "yes"}
 PER_CALL = 100  # tokens every call reports
 
 
-def scripted() -> Model:
+def scripted(growing: bool = False) -> Model:
+    """Every call `PER_CALL` tokens; `growing`: 50 in round 1, 150 in round 2, 250 in round 3
+    (a later round reads more)."""
+
     def output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
         own = sum(m.role == "assistant" for m in input)
         out = ModelOutput.from_content("mockllm/model", f"Reasoned.\nANSWER: {ROUNDS[min(own, 2)]}")
-        out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
+        tokens = 50 + 100 * own if growing else PER_CALL
+        out.usage = ModelUsage(input_tokens=tokens - 10, output_tokens=10, total_tokens=tokens)
         return out
 
     return get_model("mockllm/model", custom_outputs=output)
@@ -118,7 +122,8 @@ def test_a_limit_ends_a_consensus_debate_as_its_turns_running_out_would(run) -> 
 
 
 def by_agent(answers: dict[str, dict[int, str]]) -> Model:
-    """Each agent's answer per round (the call in flight says whose and which), 100 tokens each."""
+    """Each agent's answer per round (the call in flight says whose and which); a call of round
+    r takes 50 + 100 (r - 1) tokens (a later round reads more)."""
     from mad_tasks.inspect_runtime import current_call
 
     def output(input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:
@@ -126,27 +131,30 @@ def by_agent(answers: dict[str, dict[int, str]]) -> Model:
         assert call is not None
         said = answers[call.agent][min(call.round, 3)]
         out = ModelOutput.from_content("mockllm/model", f"Reasoned.\nANSWER: {said}")
-        out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
+        tokens = 50 + 100 * (call.round - 1)
+        out.usage = ModelUsage(input_tokens=tokens - 10, output_tokens=10, total_tokens=tokens)
         return out
 
     return get_model("mockllm/model", custom_outputs=output)
 
 
 @pytest.mark.parametrize(
-    ("look_ahead", "where"),
+    ("look_ahead", "token_limit", "where"),
     [
-        (False, "round 3"),  # started, and cut as its first reply passed the limit
-        (True, "before round 3 (look-ahead: it would pass the token limit)"),  # not started
+        # rounds of 150 and 450 tokens: round 3's first reply (250) passes 650
+        (False, 650, "round 3"),  # started, and cut as its first reply passed the limit
+        # round 2 is estimated at 2 x 150 and fits; round 3 at 450 + 300 and 600 + 750 > 1000
+        (True, 1000, "before round 3 (look-ahead: it would pass the token limit)"),
     ],
 )
-def test_a_limit_ends_cortex_at_its_last_complete_round(run, look_ahead, where) -> None:
+def test_a_limit_ends_cortex_at_its_last_complete_round(run, look_ahead, token_limit, where):
     """Two agents say yes, then no in round 3; the third always no: the limit after round 2 leaves
     round 2's plurality, yes, and the graph of the round that did not finish is not kept."""
     model = by_agent({"agent_1": {1: "yes", 2: "yes", 3: "no"}, "agent_2": {1: "yes", 2: "yes", 3: "no"},
                       "agent_3": {1: "no", 2: "no", 3: "no"}})  # fmt: skip
     task = strategyqa(data_path=str(STRATEGYQA))
     solver = cortex(agents=3, max_rounds=4, look_ahead=look_ahead)
-    log = run(task, solver=solver, model=model, limit=1, token_limit=650)
+    log = run(task, solver=solver, model=model, limit=1, token_limit=token_limit)
     result = record(log)
     assert result.final == "yes" and result.rounds == 2
     assert result.stopped is not None
@@ -191,20 +199,27 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
 
 
 def test_looking_ahead_du_debate_does_not_start_a_round_that_would_pass_the_limit(run) -> None:
-    """Round 2 cost 300 tokens, as round 1 did: round 3 would take 600 + 300 > 850, so it is not
-    started, and no call is spent on it. At 900 it fits, and runs."""
+    """3 agents: round 1 costs 150 tokens, so round 2 is estimated at 3 x 150 = 450 (it reads
+    the others' answers) and fits in 1000; it costs 450, so round 3 is estimated at 450 + 300 =
+    750, and 600 + 750 > 1000: it is not started, and no call is spent on it. At 1350 it fits."""
     task = strategyqa(data_path=str(STRATEGYQA))
-    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=850)
+    model = scripted(growing=True)
+    log = run(task, solver=du_debate(rounds=3), model=model, limit=1, token_limit=1000)
     result = record(log)
     assert result.final == "no" and len(result.calls) == 6 and result.rounds == 2
     assert not any(c.discarded for c in result.calls)
     assert result.stopped is not None
-    assert (result.stopped.kind, result.stopped.value, result.stopped.limit) == ("token", 600, 850)
+    assert (result.stopped.kind, result.stopped.value, result.stopped.limit) == ("token", 600, 1000)
     assert result.stopped.where == "before round 3 (look-ahead: it would pass the token limit)"
     assert result.stopped.decided == "the vote of round 2"
-    log = run(task, solver=du_debate(rounds=3), model=scripted(), limit=1, token_limit=900)
+    log = run(task, solver=du_debate(rounds=3), model=model, limit=1, token_limit=1350)
     result = record(log)
     assert result.stopped is None and result.rounds == 3 and result.final == "yes"
+    # 599: round 2 (estimated at 450) would pass it after round 1's 150
+    log = run(task, solver=du_debate(rounds=3), model=model, limit=1, token_limit=599)
+    result = record(log)
+    assert result.stopped is not None and result.rounds == 1 and len(result.calls) == 3
+    assert result.stopped.where == "before round 2 (look-ahead: it would pass the token limit)"
 
 
 def test_looking_ahead_counts_the_growth_of_a_round_over_the_one_before() -> None:
@@ -233,6 +248,38 @@ def test_looking_ahead_counts_the_growth_of_a_round_over_the_one_before() -> Non
     assert next_round_fits(session(500), [spent(300), spent(200)]) is None
     unknown = [CallRecord("a", "agent", "debate", 1, 0, None, None)]
     assert next_round_fits(session(301), [spent(100), unknown]) is None
+    # after one round: `first_growth` times it, times the debates spending the same budget
+    assert next_round_fits(session(500), [spent(100)], first_growth=2) is None
+    assert next_round_fits(session(499), [spent(100)], first_growth=2) is not None
+    assert next_round_fits(session(699), [spent(100)], first_growth=2, parallel=2) is not None
+
+
+def test_looking_ahead_follows_the_limits_metering() -> None:
+    """An output-token limit is estimated from output tokens; a formula is not followed."""
+    from scripted import ScriptedRuntime
+
+    from mad_tasks.engine.limits import next_round_fits
+    from mad_tasks.engine.records import CallRecord
+    from mad_tasks.engine.runtime import Budget, Room
+    from mad_tasks.engine.session import Session
+
+    class Limited(ScriptedRuntime):
+        def __init__(self, room: Room) -> None:
+            super().__init__(lambda call: "")
+            self.room = room
+
+        def headroom(self) -> list[Room]:
+            return [self.room]
+
+    rounds = [[CallRecord("a", "agent", "debate", 1, 0, 1000, 10)]]  # 10 output tokens
+
+    def ahead(room: Room):
+        return next_round_fits(Session(Limited(room), None, budget=Budget()), rounds)
+
+    assert ahead(Room("token", "output_tokens", 10, 30)) is None  # 10 + 2 x 10 fits in 30
+    assert ahead(Room("token", "output_tokens", 10, 29)) is not None
+    assert ahead(Room("token", "formula", 10, 11)) is None  # nothing to estimate it with
+    assert ahead(Room("token", "tokens", 1010, 3000)) is not None  # 1010 + 2 x 1010 > 3000
 
 
 def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(run) -> None:

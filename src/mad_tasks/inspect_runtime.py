@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Coroutine
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -202,19 +202,66 @@ class Deadline:
         return LimitReached(self.kind, self.limit - time_reserve(self.limit), self.limit)
 
 
-def deadline() -> Deadline | None:
-    """The sample's nearest time limit, None without one (or outside a sample)."""
+def deadline(kind: str) -> Deadline | None:
+    """What is left of the sample's `kind` limit ("time" or "working"); None without one (or
+    outside a sample)."""
     try:
         limits = sample_limits()
     except RuntimeError:  # no running sample
         return None
-    nearest = None
-    for kind, limit in (("time", limits.time), ("working", limits.working)):
-        if limit.limit is not None:
-            left = limit.limit - time_reserve(limit.limit) - limit.usage
-            if nearest is None or left < nearest.left:
-                nearest = Deadline(left, kind, limit.limit)
-    return nearest
+    limit = limits.time if kind == "time" else limits.working
+    if limit.limit is None:
+        return None
+    return Deadline(limit.limit - time_reserve(limit.limit) - limit.usage, kind, limit.limit)
+
+
+WORKING_CHECK = 0.25  # seconds between two looks at the working time of a call in flight
+
+
+async def within_time(generating: Coroutine[Any, Any, T]) -> T:
+    """`generating`, refused when the sample's time or working limit has no room left for it, and
+    cut when it runs out. Time is wall time, so its cut is a deadline; working time leaves out
+    the waits (rate limits, a batch's turnaround), so it is looked at every `WORKING_CHECK`
+    seconds while the call is in flight."""
+    wall, working = deadline("time"), deadline("working")
+    for due in (wall, working):
+        if due is not None and due.left <= 0:  # no call is started that cannot finish
+            generating.close()
+            raise due.reached()
+    if working is None:
+        with anyio.move_on_after(math.inf if wall is None else wall.left):
+            return await generating
+        assert wall is not None  # only a deadline cancels this scope
+        raise wall.reached()
+    result: list[T] = []
+    cut = wall
+    with anyio.move_on_after(math.inf if wall is None else wall.left):
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def watch() -> None:
+                    nonlocal cut
+                    # polled: working time is computed from the waits, no event marks its end
+                    while (left := deadline("working")) is not None and left.left > 0:  # noqa: ASYNC110
+                        await anyio.sleep(min(WORKING_CHECK, left.left))
+                    if left is not None:  # else the limit was lifted meanwhile
+                        cut = left
+                        group.cancel_scope.cancel()
+
+                async def run() -> None:
+                    result.append(await generating)
+                    group.cancel_scope.cancel()
+
+                group.start_soon(watch)
+                group.start_soon(run)
+        except ExceptionGroup as errors:  # the call's own error, as itself
+            if len(errors.exceptions) != 1:
+                raise
+            raise errors.exceptions[0] from errors.exceptions[0].__cause__
+    if result:
+        return result[0]
+    assert cut is not None  # the call was cut by one of the two limits
+    raise cut.reached()
 
 
 class InspectRuntime:
@@ -260,15 +307,7 @@ class InspectRuntime:
         token = current_call.set(call)
         try:
             try:
-                due = deadline()
-                if due is not None and due.left <= 0:  # no call is started that cannot finish
-                    raise due.reached()
-                with anyio.move_on_after(math.inf if due is None else due.left) as cut:
-                    out = await model.generate(messages, config=config, cache=cache)
-                if cut.cancelled_caught and due is not None:
-                    raise due.reached()
-            except LimitExceededError as e:  # the method decides from what is complete
-                raise LimitReached(e.type, e.value, e.limit, limit_spent(since)) from None
+                out = await within_time(model.generate(messages, config=config, cache=cache))
             except ValidationError:
                 if not call.logprobs:
                     raise
@@ -276,7 +315,9 @@ class InspectRuntime:
                 # is made again without asking for them (the method then has none)
                 call = replace(call, logprobs=False)
                 config = config.merge(GenerateConfig(logprobs=False))
-                out = await model.generate(messages, config=config, cache=cache)
+                out = await within_time(model.generate(messages, config=config, cache=cache))
+        except LimitExceededError as e:  # the method decides from what is complete
+            raise LimitReached(e.type, e.value, e.limit, limit_spent(since)) from None
         finally:
             current_call.reset(token)
         cached = bool(cache) and served_from_cache(out, since)
@@ -321,10 +362,14 @@ class InspectRuntime:
             limits = sample_limits()
         except RuntimeError:  # no running sample
             return []
+        # the token limit in its own metering: all tokens, output tokens only, or a formula the
+        # record cannot follow (then no look-ahead on it)
+        metered = {"all": "tokens", "output": "output_tokens"}
+        token_unit = metered.get(getattr(limits.token, "type", "all"), "formula")
         return [
             Room(kind, unit, limit.usage, limit.limit)
             for kind, unit, limit in (
-                ("token", "tokens", limits.token),
+                ("token", token_unit, limits.token),
                 ("cost", "dollars", limits.cost),
             )
             if limit.limit is not None

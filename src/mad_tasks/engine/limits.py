@@ -51,22 +51,46 @@ def stop_at(
     return result if limit is None else replace(result, stopped=stopped(limit, where, decided))
 
 
+def output_tokens(calls: Sequence[CallRecord]) -> int | None:
+    """The output tokens of some calls; None when a reply reported no usage."""
+    if any(c.output_tokens is None for c in calls):
+        return None
+    return sum(c.output_tokens or 0 for c in calls)
+
+
+# a limit's unit -> the calls' spend in it (`Room.unit`; "formula": none the record can follow)
+MEASURES: dict[str, Callable[[Sequence[CallRecord]], float | None]] = {
+    "tokens": reply_tokens,  # input + output, as Inspect's default token limit meters them
+    "output_tokens": output_tokens,
+    "dollars": dollars,
+}
+
+
 def next_round_fits(
-    session: Session, rounds: Sequence[Sequence[CallRecord]]
+    session: Session,
+    rounds: Sequence[Sequence[CallRecord]],
+    first_growth: float = 2.0,
+    parallel: int = 1,
 ) -> LimitReached | None:
     """The limit or budget the next round would pass, estimated from the calls of the `rounds`
-    done: the last round's spend plus its growth over the one before (a later round reads more);
-    None when it fits, when its spend is unknown (a reply without usage or price), or when
-    `look_ahead` is off."""
+    done: the last round's spend plus its growth over the one before (a later round reads
+    more); after one round, `first_growth` times it (the method's guess: a second round reads
+    the others' first answers); times the `parallel` debates spending the same limits. None
+    when it fits, when its spend is unknown (a reply without usage or price, a limit metered in
+    a way the record cannot follow), or when `look_ahead` is off."""
     if session.budget is None or not session.budget.look_ahead or not rounds:
         return None
     for room in session.headroom():
-        measure = reply_tokens if room.unit == "tokens" else dollars
-        spent = [measure(calls) for calls in rounds[-2:]]
+        measure = MEASURES.get(room.unit)
+        spent = [measure(calls) for calls in rounds[-2:]] if measure else [None]
         if any(s is None for s in spent):
             continue
-        last = float(spent[-1] or 0)
-        estimate = last + max(0.0, last - float(spent[0] or 0))
+        if len(spent) == 2:
+            before, last = float(spent[0] or 0), float(spent[1] or 0)
+            estimate = last + max(0.0, last - before)
+        else:
+            estimate = first_growth * float(spent[0] or 0)
+        estimate *= parallel
         if room.used + estimate > room.limit:
             return LimitReached(room.kind, room.used, room.limit)
     return None

@@ -70,7 +70,8 @@ class Budget:
 @dataclass(frozen=True)
 class Room:
     """What is left of a limit or budget: its `kind` (as `LimitReached` names it), its `unit`
-    ("tokens" or "dollars"), how much is `used` and the `limit`."""
+    ("tokens", "output_tokens", "dollars", or "formula": a metering the record cannot follow),
+    how much is `used` and the `limit`."""
 
     kind: str
     unit: str

@@ -68,7 +68,8 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
     for t in range(1, rounds + 1):
         previous = by_round[-1] if by_round else []
         done = [[c for c in session.calls if c.round == r] for r in range(max(1, t - 2), t)]
-        limit = next_round_fits(session, done) if by_round else None
+        # a second round reads the others' first answers: about `agents` times the first
+        limit = next_round_fits(session, done, first_growth=max(2, agents)) if by_round else None
         if limit is not None:  # the round would not fit: it is not started
             where = looked_ahead(limit, t)
             break

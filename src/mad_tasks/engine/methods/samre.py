@@ -144,7 +144,9 @@ async def samre(
             done = [
                 [c for c in court.session.calls if c.round == n] for n in range(max(1, r - 2), r)
             ]
-            ahead = next_round_fits(court.session, done) if r > 1 else None
+            # both orders (with swap) spend the sample's limits and the budget at once
+            orders = 2 if swap.enabled else 1
+            ahead = next_round_fits(court.session, done, parallel=orders) if r > 1 else None
             if ahead is not None:  # the round would not fit: it is not started
                 court.stop(ahead, looked_ahead(ahead, r), f"the judge's scores up to round {r - 1}")
                 reason = "limit"
