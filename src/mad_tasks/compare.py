@@ -23,6 +23,7 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -163,22 +164,36 @@ def matched_eval_sets(
     matched: Matching, earlier: SolverRun, models: Sequence[str],
     args: dict[str, Any], run: Callable[..., tuple[bool, list[EvalLog]]],
 ) -> tuple[bool, list[EvalLog]]:  # fmt: skip
-    """One eval set per model, at the spend per sample the `earlier` run measured on that model
-    (none where that run is unfinished or lacks the figure: then the comparison is unfinished)."""
+    """One eval set per model, at the spend per sample the `earlier` run measured on that model.
+    Where that run is unfinished the comparison is unfinished too (the same command resumes it);
+    a finished run without the figure (no price, or nothing spent) is a ValueError saying so."""
     success, logs = True, list[EvalLog]()
     for model in models:
-        spend = next(
-            (spend_per_sample(log, matched.unit) for log in earlier.logs
-             if log.eval.model == model and log.status == "success"),
-            None,
-        )  # fmt: skip
-        if spend is None or spend <= 0:
+        finished = [log for log in earlier.logs if log.eval.model == model and log.status == "success"]  # fmt: skip
+        if not finished:
             success = False
             continue
-        own = {**args, "match_debate": f"{matched.unit}:{spend:.6g}"}
-        done, made = run([model], own, log_dir_allow_dirty=True)
+        spend = spend_per_sample(finished[0], matched.unit)
+        if spend is None or spend <= 0:
+            why = (
+                "no price: give one with --model-cost-config"
+                if matched.unit == "dollars"
+                else "its replies reported no token usage"
+            )
+            raise ValueError(
+                f"{matched.label!r} on {model} has no {matched.unit} per sample to match ({why})"
+            )
+        own = {**args, "match_debate": f"{matched.unit}:{fixed(spend)}"}
+        # tagged as the user wrote it (the eval list says what it matched); its options and
+        # record hold the spend
+        done, made = run([model], own, passed=args, log_dir_allow_dirty=True)
         success, logs = success and done, logs + made
     return success, logs
+
+
+def fixed(value: float) -> str:
+    """A spend as `match_debate` reads it: 6 significant digits, never in exponent form."""
+    return format(Decimal(f"{value:.6g}"), "f")
 
 
 def compare(
@@ -219,14 +234,17 @@ def eval_set_of(
     eval_set_args: Mapping[str, Any],
     models: Sequence[str],
     args: dict[str, Any],
+    passed: dict[str, Any] | None = None,
     **more: Any,
 ) -> tuple[bool, list[EvalLog]]:
-    """One solver's eval set over `models` in `folder`, with `args` as its options."""
+    """One solver's eval set over `models` in `folder`, with `args` as its options; the run is
+    tagged with them, or with `passed`, as the user gave them, where they differ."""
+    named = args if passed is None else passed
     return eval_set(
         task,
         log_dir=folder,
         model=list(models),
         task_args=dict(task_args or {}),
         solver=SolverSpec(choice.name, args, args),  # built from args_passed, as the CLI does
-        **{**eval_set_args, **more, "tags": run_tags(choice.name, args, eval_set_args)},
+        **{**eval_set_args, **more, "tags": run_tags(choice.name, named, eval_set_args)},
     )

@@ -8,6 +8,7 @@ use, and `madsim/<name>` priced as a small hosted model so that simulated runs s
 
 from __future__ import annotations
 
+import math
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,8 @@ def apply_prices(path: str | Path) -> None:
                 f"tokens ({error.error_count()} error(s): {error.errors()[0]['msg']})"
             ) from None
         values = (cost.input, cost.output, cost.input_cache_write, cost.input_cache_read)
-        if not all(v >= 0 for v in values):  # NaN fails too
-            raise ValueError(f"--model-cost-config {path}: {model}: a price below 0")
+        if not all(math.isfinite(v) and v >= 0 for v in values):
+            raise ValueError(f"--model-cost-config {path}: {model}: a price below 0 or not finite")
         try:
             set_model_cost(str(model), cost)
         except ValueError as error:

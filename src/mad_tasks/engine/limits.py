@@ -38,7 +38,9 @@ def within_limits(
             return await run(session, *args)
         except LimitReached as limit:
             calls = list(session.calls)
-            stop = stopped(limit, f"call {len(calls) + 1}", NOTHING)
+            # the call the limit refused, or the reply that passed it (recorded, discarded)
+            made = len(calls) if calls and calls[-1].discarded else len(calls) + 1
+            stop = stopped(limit, f"call {made}", NOTHING)
             return DebateResult(name, None, [], calls, stopped=stop)
 
     return guarded

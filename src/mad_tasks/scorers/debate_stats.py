@@ -12,6 +12,7 @@ and cost figure's metadata holds it per role (`by_role`), and `calls` the model 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -19,7 +20,7 @@ from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
-from ..engine.records import TOTALS, dollars
+from ..engine.records import TOTALS, CallRecord, dollars
 from .figures import Figure, Missing, Reading, family
 
 FIGURES = [
@@ -57,16 +58,20 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     by_role_cost = {role: dollars(c for c in result.calls if c.role == role) for role in by_role}
     metadata["cost"] = {"by_role": by_role_cost}
     cost = dollars(result.calls)
-    unpriced = [role for role, spent in by_role_cost.items() if spent is None]
     values: dict[str, int | float | Missing] = {**result.stats()}
-    values["cost"] = unpriced_cost(unpriced) if cost is None else cost
+    values["cost"] = unpriced_cost(result.calls) if cost is None else cost
     return Reading(values, metadata)
 
 
-def unpriced_cost(roles: list[str]) -> Missing:
+def unpriced_cost(calls: Sequence[CallRecord]) -> Missing:
+    """Why a debate's dollars are unknown: a reply without usage, or a model without a price."""
+    spent = [c for c in calls if not c.cached and c.cost is None]
+    if any(c.tokens is None for c in spent):
+        return Missing("a reply reported no token usage, so nothing could price it")
+    roles = ", ".join(dict.fromkeys(c.role for c in spent))
     return Missing(
-        f"no price for the model of {', '.join(roles)}: give its price per million tokens in a "
-        "file passed with --model-cost-config (docs/costs.md)"
+        f"no price for the model of {roles}: give its price per million tokens in a file passed "
+        "with --model-cost-config (docs/costs.md)"
     )
 
 

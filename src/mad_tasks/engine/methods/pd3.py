@@ -264,8 +264,11 @@ async def pd3(
 
     ran = await rt.gather(*(group(n, members) for n, members in enumerate(made, 1)))
     done = [g for g in ran if g is not None]
-    if limits and not done:
-        raise limits[0]  # no group finished: no answer
+    variant = "llm_voting" if opts.decider == "single" else "pd3"
+    if limits and not done:  # no group finished: no answer
+        nothing = DebateResult(variant, None, [], session.calls, options=opts.record())
+        where = f"the groups (0 of {len(made)} finished)"
+        return stop_at(nothing, limits[0], where, "no answer: no group finished")
     initial: dict[str, int] = {}
     for g in done:
         for s in g.statements:
@@ -280,7 +283,6 @@ async def pd3(
                 q, outcome.top, outcome.votes, outcome.points, initial, outcome.rule, len(done)
             ),
         )
-    variant = "llm_voting" if opts.decider == "single" else "pd3"
     decider_round = 1 if opts.decider == "single" else opts.debate_rounds + 2
     record = PD3Record(
         variant=variant,
