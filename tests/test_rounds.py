@@ -13,7 +13,7 @@ from test_decision import Script, msg
 
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.baselines import self_consistency
+from mad_tasks.engine.methods.baselines import Spend, self_consistency
 from mad_tasks.engine.methods.decision import decision_debate
 from mad_tasks.engine.methods.decision_options import DecisionConfig
 from mad_tasks.engine.methods.du_debate import du_debate
@@ -112,7 +112,7 @@ def test_nested_gathers_and_other_methods_give_their_own_results() -> None:
         return decision_debate(Session(rt, choice), cfg)
 
     def sc(rt: Runtime):
-        return self_consistency(Session(rt, problem(QUESTIONS[0])), 5)
+        return self_consistency(Session(rt, problem(QUESTIONS[0])), Spend("calls", 5))
 
     def reply(call: Call) -> str:
         return parity(call) if call.purpose == "answer" else script(call)

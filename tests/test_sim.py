@@ -346,8 +346,8 @@ def test_tree_of_debate_runs_end_to_end_with_every_scorer(run) -> None:
     task = paper_compare(data_path=str(PAPER_PAIRS))
     task.scorer = [*task.scorer, *tod_pairwise(), *debate_stats()]
     log = run(task, model="madsim/x")
-    for score in log.results.scores:
-        assert score.unscored_samples == 0, score.name
+    for score in log.results.scores:  # all but the dollars: madsim/x has no price here
+        assert score.unscored_samples == (len(log.samples) if score.name == "cost" else 0)
     expansions = [s.scores["expansions"].value for s in log.samples]
     assert sum(expansions) >= 2 and max(s.scores["depth"].value for s in log.samples) >= 2
     assert all(s.output.completion for s in log.samples)
