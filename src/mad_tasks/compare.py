@@ -33,6 +33,7 @@ from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create
 
 from . import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from .engine.records import TOKEN_FIGURES
 from .log_tags import run_tags
 
 
@@ -98,7 +99,7 @@ class SolverRun:
 SPENDS = ("tokens", "dollars")  # what a solver can match of an earlier one's spend
 # the figures whose means per sample make each spend (`debate_stats`)
 SPEND_FIGURES = {
-    "tokens": ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens"),
+    "tokens": TOKEN_FIGURES,
     "dollars": ("cost",),
 }
 

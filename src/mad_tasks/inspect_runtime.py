@@ -29,7 +29,14 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.util import JSONSchema, LimitExceededError, current_span_id, sample_limits, span
+from inspect_ai.util import (
+    JSONSchema,
+    LimitExceededError,
+    SampleLimits,
+    current_span_id,
+    sample_limits,
+    span,
+)
 from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
@@ -202,15 +209,20 @@ class Deadline:
         return LimitReached(self.kind, self.limit - time_reserve(self.limit), self.limit)
 
 
+def running_limits() -> SampleLimits | None:
+    """The running sample's limits; None outside a sample."""
+    try:
+        return sample_limits()
+    except RuntimeError:
+        return None
+
+
 def deadline(kind: str) -> Deadline | None:
     """What is left of the sample's `kind` limit ("time" or "working"); None without one (or
     outside a sample)."""
-    try:
-        limits = sample_limits()
-    except RuntimeError:  # no running sample
-        return None
-    limit = limits.time if kind == "time" else limits.working
-    if limit.limit is None:
+    limits = running_limits()
+    limit = None if limits is None else limits.time if kind == "time" else limits.working
+    if limit is None or limit.limit is None:
         return None
     return Deadline(limit.limit - time_reserve(limit.limit) - limit.usage, kind, limit.limit)
 
@@ -228,11 +240,8 @@ async def within_time(generating: Coroutine[Any, Any, T]) -> T:
         if due is not None and due.left <= 0:  # no call is started that cannot finish
             generating.close()
             raise due.reached()
-    if working is None:
-        with anyio.move_on_after(math.inf if wall is None else wall.left):
-            return await generating
-        assert wall is not None  # only a deadline cancels this scope
-        raise wall.reached()
+    if wall is None and working is None:
+        return await generating  # no limit to keep: no scope to run it in
     result: list[T] = []
     cut = wall
     with anyio.move_on_after(math.inf if wall is None else wall.left):
@@ -252,7 +261,8 @@ async def within_time(generating: Coroutine[Any, Any, T]) -> T:
                     result.append(await generating)
                     group.cancel_scope.cancel()
 
-                group.start_soon(watch)
+                if working is not None:
+                    group.start_soon(watch)
                 group.start_soon(run)
         except ExceptionGroup as errors:  # the call's own error, as itself
             if len(errors.exceptions) != 1:
@@ -358,9 +368,8 @@ class InspectRuntime:
 
     def headroom(self) -> list[Room]:
         """The sample's token and cost limits and their use so far."""
-        try:
-            limits = sample_limits()
-        except RuntimeError:  # no running sample
+        limits = running_limits()
+        if limits is None:
             return []
         # the token limit in its own metering: all tokens, output tokens only, or a formula the
         # record cannot follow (then no look-ahead on it)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .records import CallRecord, DebateResult, Stopped, dollars, reply_tokens
+from .records import CallRecord, DebateResult, Stopped, dollars, output_tokens, reply_tokens
 from .runtime import LimitReached
 from .session import Session
 
@@ -51,13 +51,6 @@ def stop_at(
 ) -> DebateResult:
     """`result` with the stop recorded, when a `limit` ended the method `where` it says."""
     return result if limit is None else replace(result, stopped=stopped(limit, where, decided))
-
-
-def output_tokens(calls: Sequence[CallRecord]) -> int | None:
-    """The output tokens of some calls; None when a reply reported no usage."""
-    if any(c.output_tokens is None for c in calls):
-        return None
-    return sum(c.output_tokens or 0 for c in calls)
 
 
 # a limit's unit -> the calls' spend in it (`Room.unit`; "formula": none the record can follow)

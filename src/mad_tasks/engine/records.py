@@ -64,6 +64,20 @@ def token_totals(calls: Iterable[CallRecord]) -> dict[str, int]:
     return totals
 
 
+# a debate's tokens, spent by this run and served from the cache: its size, whoever paid
+TOKEN_FIGURES = ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
+
+
+def output_tokens(calls: Iterable[CallRecord]) -> int | None:
+    """The output tokens of some calls; None when a reply reported no usage."""
+    total = 0
+    for c in calls:
+        if c.output_tokens is None:
+            return None
+        total += c.output_tokens
+    return total
+
+
 def dollars(calls: Iterable[CallRecord]) -> float | None:
     """What some calls cost this run in dollars: a reply served from the response cache cost
     nothing; None when any other call has no price (an unknown cost, never 0)."""

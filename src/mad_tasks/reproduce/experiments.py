@@ -25,8 +25,6 @@ EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 PREFIX = "mad_tasks/"
 MAX_RUNS = 20  # runs multiply every model call of the sweep
 MAX_ROUND = 100  # the highest round a per-round statistic may ask for
-# a sample's tokens: spent by this run and served from the cache (`report`'s tokens axis)
-TOKEN_FIGURES = ("input_tokens", "output_tokens", "cached_input_tokens", "cached_output_tokens")
 # scorer lists of this package that are not one registered scorer
 SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
     "debate_stats": debate_stats,

@@ -22,13 +22,13 @@ from ..engine.answers import AnswerFormat
 from ..engine.methods.d3_records import JudgeRecord
 from ..engine.methods.on_demand_records import OnDemandRecord
 from ..engine.protocols.majority import majority_vote
-from ..engine.records import AgentAnswer, DebateResult, dollars, token_totals
+from ..engine.records import TOKEN_FIGURES, AgentAnswer, DebateResult, dollars, token_totals
 from ..engine.transitions import first_answers, first_vote
 from ..logs_report import FIRST, finite
 from ..scorers.answers import gold_keys, task_format
 from ..scorers.figures import Missing
 from ..scorers.transitions import reading_of
-from .experiments import PREFIX, TOKEN_FIGURES, ColumnSpec, Experiment, RowSpec, Stat
+from .experiments import PREFIX, ColumnSpec, Experiment, RowSpec, Stat
 from .running import RowRun, task_args
 
 # -- per-round figures of a debate record (pure; round 1 is the transitions' first vote)
