@@ -55,6 +55,7 @@ async def test_a_reply_without_usage_is_recorded_as_unknown_not_as_zero() -> Non
     assert (record.input_tokens, record.output_tokens, record.tokens) == (None, None, None)
     assert token_totals(session.calls) == {
         "calls": 1,
+        "tool_calls": 0,
         "calls_without_usage": 1,
         "cached_calls": 0,
         "input_tokens": 0,
@@ -76,6 +77,7 @@ async def test_a_cached_reply_counts_as_cached_never_as_spent() -> None:
     assert [c.cached for c in session.calls] == [False, True]
     assert token_totals(session.calls) == {
         "calls": 2,
+        "tool_calls": 0,
         "calls_without_usage": 0,
         "cached_calls": 1,
         "input_tokens": 30,

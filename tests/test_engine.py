@@ -55,7 +55,8 @@ async def test_single_and_cot_make_one_call_with_their_prompt(cot: bool) -> None
     )
     assert (call.temperature, call.max_tokens) == (0.3, 99)
     assert (result.method, result.final, result.rounds) == ("cot" if cot else "single", "no", 1)
-    assert result.calls == [CallRecord("agent_1", "agent", "answer", 1, 0, 10, 2)]
+    # one call, which waited for none
+    assert result.calls == [CallRecord("agent_1", "agent", "answer", 1, 0, 10, 2, depth=1)]
 
 
 async def test_system_prompt_is_omitted_when_empty() -> None:
@@ -360,7 +361,7 @@ async def test_debate_record_golden_values() -> None:
     assert result.answer_changes() == 1  # only agent_1 changed its mind
     # round 1: one message (10 tokens); round 2: question, own reply, update (30 tokens)
     spent = {"calls": 2, "input_tokens": 40, "output_tokens": 10}
-    none = {"calls_without_usage": 0, "cached_calls": 0, "cached_input_tokens": 0}
+    none = {"calls_without_usage": 0, "cached_calls": 0, "cached_input_tokens": 0, "tool_calls": 0}
     assert result.tokens_by_role() == {
         a: {**spent, **none, "cached_output_tokens": 0} for a in AGENTS
     }
@@ -412,7 +413,9 @@ async def test_stats_count_answer_rounds_from_one_for_debates_and_baselines() ->
     _, debate = await run_debate(usage_by_length(by_round(answers)), rounds=3, retries=0)
     assert debate.stats() == {
         "rounds": 3,
-        "calls": 9, "calls_without_usage": 0, "cached_calls": 0,
+        "calls": 9, "tool_calls": 0, "calls_without_usage": 0, "cached_calls": 0,
+        # three rounds, the agents of each at once: a chain of three calls
+        "critical_path": 3,
         # round t: the question, then two messages per earlier round: 10 * (2t - 1) each
         "input_tokens": 3 * (10 + 30 + 50), "output_tokens": 9 * 5,
         "cached_input_tokens": 0, "cached_output_tokens": 0,

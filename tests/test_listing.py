@@ -66,6 +66,7 @@ SECTIONS = {name: ("docs/tasks.md", f"## `{name}`") for name in TASKS} | {
     "paper_compare": ("docs/tree-of-debate.md", "## The task `paper_compare`"),
     "project_dedup": ("docs/pd3.md", "## The task `project_dedup`"),
     "project_dup_pairs": ("docs/pd3.md", "## The task `project_dup_pairs`"),
+    "tool_math": ("docs/agents.md", "## The task `tool_math`"),
 }
 
 

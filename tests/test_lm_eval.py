@@ -279,6 +279,11 @@ def mad(**args: Any) -> MadLM:
         ({"inner_format": "html"}, "option 'inner_format': got 'html', allowed: chat, text"),
         ({"inner_args": [1]}, "option 'inner_args'"),
         ({"method": "cortex", "embedder": "bogus"}, "option 'embedder': got 'bogus'"),
+        (
+            {"debater": "react", "tools": "python"},
+            "option 'debater': got 'react', allowed: generate (agents with tools run in the Inspect "
+            "host only)",
+        ),
     ],
 )
 def test_bad_model_args_are_refused_naming_the_argument(args: dict[str, Any], message: str) -> None:

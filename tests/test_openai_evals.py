@@ -405,8 +405,14 @@ def test_the_battle_reader_trusts_only_the_eval_s_text() -> None:
         (
             lambda: DebateCompletionFn(model="m", api_key="k", agentz=3),
             "invalid completion function option 'agentz': got 3, allowed: no such option "
-            "(du_debate takes agents, rounds, sequential, answer_format, templates, retries, "
-            "temperature, max_tokens, allow_text_only, budget, look_ahead)",
+            "(du_debate takes agents, rounds, sequential, answer_format, templates, debater, "
+            "tools, sandbox, turn_messages, turn_tokens, retries, temperature, max_tokens, "
+            "allow_text_only, budget, look_ahead)",
+        ),
+        (
+            lambda: DebateCompletionFn(model="m", api_key="k", debater="react", tools="python"),
+            "invalid completion function option 'debater': got 'react', allowed: generate "
+            "(agents with tools run in the Inspect host only)",
         ),
         (
             lambda: DebateCompletionFn(method="tree_of_debate", model="m", api_key="k"),

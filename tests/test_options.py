@@ -95,6 +95,7 @@ from mad_tasks.tasks.project_dedup import project_dedup
 from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 from mad_tasks.tasks.squad_v2 import squad_v2
 from mad_tasks.tasks.strategyqa import strategyqa
+from mad_tasks.tasks.tool_math import tool_math
 
 Cases = dict[str, list[tuple[Any, str]]]
 
@@ -161,9 +162,15 @@ def templates(*names: str) -> list[tuple[Any, str]]:
     return [(v, allowed) for v in bad]
 
 
+TOOL_LIST = "a list of tools from python, bash, text_editor, think, web_search, each once"
 ANSWERING: Cases = {
     "answer_format": choices("auto", *FORMATS),
     "templates": templates("direct", "step_by_step", "reminder"),
+    "debater": choices("generate", "react"),
+    "tools": [(v, TOOL_LIST) for v in ("no_such_tool", ["python", "python"], 5, [1])],
+    "sandbox": choices("shared", "per_agent"),
+    "turn_messages": ints(1, 200),
+    "turn_tokens": optional(ints(1, 1_000_000_000)),
     **GENERATION,
 }
 EMBEDDER: Cases = {
@@ -599,6 +606,7 @@ PD3_VARIANT = [
 ]
 TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "strategyqa": (strategyqa, {"split": choices("train", "dev"), **PLAIN_TASK}),
+    "tool_math": (tool_math, {"size": ints(1, 1000), "seed": ints(0, 2**31 - 1)}),
     "mt_bench_judge": (
         mt_bench_judge,
         {

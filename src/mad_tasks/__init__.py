@@ -21,6 +21,7 @@ __all__ = [
     "project_dup_pairs",
     "squad_v2",
     "strategyqa",
+    "tool_math",
 ]
 
 

@@ -45,3 +45,4 @@ from .tasks.project_dedup import project_dedup
 from .tasks.project_dup_pairs import project_dup_pairs
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
+from .tasks.tool_math import tool_math

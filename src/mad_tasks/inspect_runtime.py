@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -43,7 +43,7 @@ from ._inspect_compat import active_generate_config
 from .engine.content import Msg
 from .engine.embeddings import Embedder, load_embedder
 from .engine.limits import LimitReached
-from .engine.runtime import Call, Reply, Room, Usage, role_candidates, token_logprobs
+from .engine.runtime import Acting, Call, Reply, Room, Usage, role_candidates, token_logprobs
 
 T = TypeVar("T")
 
@@ -274,9 +274,15 @@ async def within_time(generating: Coroutine[Any, Any, T]) -> T:
     raise cut.reached()
 
 
+# how an agent's turn acts on this runtime (`inspect_acting.act`), given by whoever makes one that
+# may act, so that this module need not know Inspect's agents
+Actor = Callable[["InspectRuntime", Call, Acting], Awaitable[Reply]]
+
+
 class InspectRuntime:
-    def __init__(self, sample_id: str | int | None) -> None:
+    def __init__(self, sample_id: str | int | None, actor: Actor | None = None) -> None:
         self.sample = str(sample_id)
+        self.actor = actor
         self.config = active_generate_config()
         # every role called in this sample, resolved on its first call (the log records them)
         self.roles: dict[str, RoleModel] = {}
@@ -293,7 +299,7 @@ class InspectRuntime:
         """`{role: {"model": "provider/name", "fallback": ...}}` for the log."""
         return {role: r.to_dict() for role, r in self.roles.items()}
 
-    def _cache(self, call: Call) -> bool | CachePolicy:
+    def cache_of(self, call: Call) -> bool | CachePolicy:
         base = self.config.cache
         if not base:
             return False
@@ -312,7 +318,7 @@ class InspectRuntime:
         model = self.model_of(call.role).model
         config = generation_config(model, self.config, call)
         messages: list[ChatMessage] = [to_chat(m) for m in call.messages]
-        cache = self._cache(call)
+        cache = self.cache_of(call)
         since = transcript().history.event_count
         token = current_call.set(call)
         try:
@@ -334,6 +340,11 @@ class InspectRuntime:
         # a reply carries log-probabilities only where its call asked for them
         logprobs = reply_logprobs(out) if call.logprobs else None
         return Reply(out.completion, reported_usage(out), cached, logprobs)
+
+    async def act(self, call: Call, acting: Acting) -> Reply:
+        if self.actor is None:
+            raise RuntimeError("this runtime was made without an actor (inspect_acting.act)")
+        return await self.actor(self, call, acting)
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         """Inspect's `collect()` without its anonymous `task-N` span around each coroutine (each

@@ -14,7 +14,7 @@ from . import prompts
 from .answers import FORMATS
 from .checks import OptionError, boolean, integer, number, one_of, optional
 from .embeddings import EMBEDDERS
-from .runtime import Budget
+from .runtime import SANDBOXES, TOOLS, Acting, Budget
 from .templates import check_templates
 
 O = TypeVar("O", bound="Options")
@@ -36,6 +36,8 @@ MAX_TEMPERATURE = 2.0  # the widest range the major providers accept (OpenAI, Ge
 MAX_TOKENS = 1_000_000  # per call; a provider refuses what its model cannot produce
 MAX_BUDGET = 1_000_000_000  # tokens per debate (-S budget): far above any debate's cost
 MAX_HASHING_DIMENSIONS = 65536  # `hashing/N` embeds into N dimensions (default 1024)
+MAX_TURN_MESSAGES = 200  # messages in one acting turn (-S turn_messages): each step is a call
+DEBATERS = ("generate", "react")
 
 
 def generation(temperature: Any, max_tokens: Any, *, kind: str = "") -> None:
@@ -142,6 +144,22 @@ class Generation(Options):
         return Budget(self.budget, self.look_ahead)
 
 
+def tool_names(option: str, value: Any) -> tuple[str, ...]:
+    """Tool names, as a list or a comma-separated text (`python,bash`), each one of `TOOLS`,
+    none twice; none: ()."""
+    if value is None:
+        return ()
+    names = value.split(",") if isinstance(value, str) else value
+    allowed = f"a list of tools from {', '.join(TOOLS)}, each once"
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise OptionError(option, value, allowed)
+    got = tuple(n.strip() for n in names if n.strip())
+    unknown = [n for n in got if n not in TOOLS]
+    if unknown or len(set(got)) != len(got):
+        raise OptionError(option, unknown[0] if unknown else value, allowed)
+    return got
+
+
 def answer_format_option(name: str, value: Any) -> str:
     return one_of(name, value, ("auto", *FORMATS))
 
@@ -162,6 +180,36 @@ class Answering(Generation):
         "are in the error for a wrong one and in the README (Prompt templates).",
     )
 
+    debater: str = option(
+        "generate",
+        "how an agent takes its turn: generate (one model call) or react (an Inspect ReAct agent "
+        "that may call its tools before it answers; Inspect host only).",
+        lambda name, v: one_of(name, v, DEBATERS),
+    )
+    tools: tuple[str, ...] = option(
+        (),
+        f"the tools a react debater may call: {', '.join(TOOLS)} (a list or python,bash).",
+        tool_names,
+    )
+    sandbox: str = option(
+        "shared",
+        "where a react debater's tools run: shared (the sample's sandbox) or per_agent (the "
+        "sandbox named after each agent, as agent_1).",
+        lambda name, v: one_of(name, v, SANDBOXES),
+    )
+    turn_messages: int = option(
+        20,
+        f"the most messages one react turn may reach before it ends with the text it has "
+        f"(1 to {MAX_TURN_MESSAGES}).",
+        lambda name, v: integer(name, v, 1, MAX_TURN_MESSAGES),
+    )
+    turn_tokens: int | None = option(
+        None,
+        "the most tokens one react turn may spend before it ends with the text it has (unset: "
+        "no cap beyond the run's limits).",
+        lambda name, v: optional(integer, name, v, 1, MAX_BUDGET),
+    )
+
     def template_names(self) -> tuple[str, ...]:
         """The shared templates this run's prompts use: the method's `TEMPLATES`."""
         return self.TEMPLATES
@@ -169,6 +217,22 @@ class Answering(Generation):
     def validate(self) -> None:
         used = {name: prompts.TEMPLATES[name] for name in self.template_names()}
         object.__setattr__(self, "templates", check_templates("templates", self.templates, used))
+        if self.debater == "react" and not self.tools:
+            raise OptionError("tools", self.tools, "one tool or more with debater=react")
+        if self.debater != "react" and self.tools:
+            raise OptionError("debater", self.debater, "react, to give agents tools")
+
+    def acting(self) -> Acting | None:
+        """How each agent's turn acts; None: one model call, as the papers' agents answer."""
+        if self.debater != "react":
+            return None
+        return Acting(self.tools, self.sandbox, self.turn_messages, self.turn_tokens)
+
+    def without_acting(self, kind: str) -> None:
+        """Refuse `debater=react` in a host that runs no agents (lm-eval, OpenAI evals)."""
+        if self.debater != "generate":
+            allowed = "generate (agents with tools run in the Inspect host only)"
+            raise OptionError("debater", self.debater, allowed, kind)
 
 
 def embedder_option(doc: str) -> Any:

@@ -16,6 +16,21 @@ from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
 
 @dataclass(frozen=True)
+class ToolUse:
+    """One tool call an acting agent made (`-S debater=react`): the tool, its arguments as the
+    model wrote them (JSON, cut to `ARGUMENTS_SHOWN` characters), the size of its result and
+    its error (None: it ran)."""
+
+    tool: str
+    arguments: str
+    result_chars: int
+    error: str | None = None
+
+
+ARGUMENTS_SHOWN = 200
+
+
+@dataclass(frozen=True)
 class CallRecord:
     agent: str
     role: str
@@ -28,6 +43,13 @@ class CallRecord:
     cost: float | None = None  # dollars as the host priced it; None: no price known
     # the reply reached a limit as it came back: spent and counted, but the method never read it
     discarded: bool = False
+    # an acting turn's model calls are numbered by `step` (0: a plain call, or a turn's first);
+    # `tools`: the tool calls this call's reply made, run one after another before the next step
+    step: int = 0
+    tools: tuple[ToolUse, ...] = ()
+    # the call's place in its chain of dependent calls and tool calls (1: it waited for none;
+    # 0: a record written before chains were counted)
+    depth: int = 0
 
     @property
     def tokens(self) -> int | None:
@@ -38,6 +60,7 @@ class CallRecord:
 
 TOTALS = (
     "calls",
+    "tool_calls",
     "calls_without_usage",
     "cached_calls",
     "input_tokens",
@@ -54,6 +77,7 @@ def token_totals(calls: Iterable[CallRecord]) -> dict[str, int]:
     totals = dict.fromkeys(TOTALS, 0)
     for c in calls:
         totals["calls"] += 1
+        totals["tool_calls"] += len(c.tools)
         totals["cached_calls"] += int(c.cached)
         if c.input_tokens is None or c.output_tokens is None:
             totals["calls_without_usage"] += 1
@@ -151,7 +175,13 @@ def record_kinds() -> dict[str, type[MethodRecord]]:
     return dict(_KINDS)
 
 
-DEBATE_STATS = ("rounds", *TOTALS, "answer_changes", "abstentions")
+DEBATE_STATS = ("rounds", *TOTALS, "critical_path", "answer_changes", "abstentions")
+
+
+def critical_path(calls: Iterable[CallRecord]) -> int:
+    """The longest chain of model calls and tool calls in which each waited for the one before:
+    what a sample's wall time cannot go below, in calls."""
+    return max((c.depth + len(c.tools) for c in calls), default=0)
 
 
 @dataclass(frozen=True)
@@ -209,6 +239,7 @@ class DebateResult:
         return {
             "rounds": self.rounds,
             **token_totals(self.calls),
+            "critical_path": critical_path(self.calls),
             "answer_changes": self.answer_changes(),
             "abstentions": sum(a.answer is None for a in self.answers),
         }

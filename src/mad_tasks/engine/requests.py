@@ -9,6 +9,7 @@ reply by it. So a prompt can be reworded without touching either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .answers import AnswerFormat
 from .protocols.voting import BallotRules
@@ -16,12 +17,18 @@ from .protocols.voting import BallotRules
 
 class Request:
     """Base of what a call asks for, in values (each method family declares its own kinds): the
-    simulated model answers by the request's class, the test scripts by its fields."""
+    simulated model answers by the request's class, the test scripts by its fields. `acts`: the
+    call is an agent's turn at the task, which an acting agent (`-S debater=react`) takes with
+    its tools."""
+
+    acts: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
 class AnswerRequest(Request):
     """Reasoning, then a final answer in `fmt`."""
+
+    acts: ClassVar[bool] = True
 
     fmt: AnswerFormat
     shown: tuple[str, ...] = ()  # the answers of other agents the prompt shows
@@ -33,6 +40,8 @@ class AnswerRequest(Request):
 @dataclass(frozen=True)
 class ReasoningRequest(Request):
     """Reasoning steps only, no final answer (decision debates, reasoning style)."""
+
+    acts: ClassVar[bool] = True
 
     agreement: bool = False  # the reply must start with [AGREE] or [DISAGREE]
 

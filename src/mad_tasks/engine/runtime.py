@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .content import Msg
+from .records import ToolUse
 
 if TYPE_CHECKING:
     from .requests import Request
@@ -37,6 +38,8 @@ class LimitReached(Exception):
         # the usage of a reply that reached the limit as it came back: spent, though the method
         # never reads it (the record counts it, so its figures match the host's bill)
         self.spent = spent
+        # the model calls an acting turn completed before the limit ended it: spent, unread
+        self.steps: tuple[Step, ...] = ()
 
 
 @dataclass
@@ -116,6 +119,15 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One model call of an acting turn (`Runtime.act`) and the tool calls its reply made."""
+
+    usage: Usage | None
+    cached: bool = False
+    tools: tuple[ToolUse, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reply:
     text: str
     usage: Usage | None = None  # None: the provider reported no usage (unknown, never 0 tokens)
@@ -123,6 +135,28 @@ class Reply:
     # the log-probability of each token of the reply, where the call asked for them and the
     # provider returned them; None otherwise
     logprobs: tuple[float, ...] | None = None
+    # an acting turn's model calls, its last (whose text this is) included; () for a plain call,
+    # whose usage is `usage`
+    steps: tuple[Step, ...] = ()
+
+
+# The tools an acting agent may be given by name (`-S tools`); the Inspect host offers each as
+# Inspect's own tool of that name. `SANDBOXED`: those that run in the sample's sandbox.
+TOOLS = ("python", "bash", "text_editor", "think", "web_search")
+SANDBOXED = ("python", "bash", "text_editor")
+SANDBOXES = ("shared", "per_agent")
+
+
+@dataclass(frozen=True)
+class Acting:
+    """How an agent's turn acts (`-S debater=react`): the `tools` it may call, in whose sandbox
+    (`shared`: the sample's default one; `per_agent`: the sandbox named after the agent), and the
+    most `messages` and `tokens` (None: no cap) one turn may take before it must answer."""
+
+    tools: tuple[str, ...]
+    sandbox: str = "shared"
+    messages: int = 20
+    tokens: int | None = None
 
 
 def token_logprobs(values: Iterable[object]) -> tuple[float, ...] | None:
@@ -142,6 +176,13 @@ def token_logprobs(values: Iterable[object]) -> tuple[float, ...] | None:
 class Runtime(Protocol):
     async def call(self, call: Call) -> Reply:
         """Run one model call."""
+        ...
+
+    async def act(self, call: Call, acting: Acting) -> Reply:
+        """Run one agent's turn as an agent that may call `acting.tools` before it answers: the
+        reply holds its last text and every model call it made (`Reply.steps`). A limit the run
+        reaches raises `LimitReached` with the steps completed; the turn's own caps
+        (`acting.messages`, `acting.tokens`) end the turn with the text it has."""
         ...
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:

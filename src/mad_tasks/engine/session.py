@@ -8,10 +8,11 @@ from typing import Any, Generic, TypeVar
 
 from . import prompts
 from .answers import AnswerFormat
+from .chain import chained, current
 from .content import Content, Msg, Question, valid_text
 from .records import AgentAnswer, CallRecord
 from .requests import Request
-from .runtime import Budget, Call, LimitReached, Reply, Room, Runtime
+from .runtime import Acting, Budget, Call, LimitReached, Reply, Room, Runtime, Step
 
 T = TypeVar("T")
 
@@ -68,13 +69,16 @@ class Session:
         temperature: float | None = None,
         max_tokens: int | None = None,
         budget: Budget | None = None,
+        acting: Acting | None = None,
     ) -> None:
-        self.runtime = runtime
+        # its chains of dependent calls kept, so each record says its place in them
+        self.runtime = chained(runtime)
         self.problem = problem
         self.retries = retries
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.budget = budget  # how the debate may spend, shared with its sub-sessions
+        self.acting = acting  # how an agent's turn acts (None: a plain call)
         self.calls: list[CallRecord] = []
         self.openings: list[Opening] = []
 
@@ -118,12 +122,18 @@ class Session:
         )
         if self.budget is not None:
             self.budget.check()  # spent: no call more, the method decides from what it has
+        # a turn in which the agent answers may act; a follow-up only restates its answer
+        acts = self.acting is not None and asks is not None and asks.acts and attempt == 0
         async with self.runtime.agent_span(agent):
             try:
-                reply = await self.runtime.call(call)
+                if acts:
+                    reply = await self.runtime.act(call, self.acting)  # type: ignore[arg-type]
+                else:
+                    reply = await self.runtime.call(call)
             except LimitReached as limit:
-                if limit.spent is not None:  # spent, so counted, but never read
-                    self._record(call, Reply("", limit.spent), discarded=True)
+                # spent, so counted, but never read
+                steps = limit.steps + ((Step(limit.spent),) if limit.spent is not None else ())
+                self._record(call, Reply("", steps=steps), discarded=True)
                 raise
             text, replaced = valid_text(reply.text)
             if replaced:  # before the reply is read, recorded or sent back to a model
@@ -142,23 +152,32 @@ class Session:
         return [*self.runtime.headroom(), *own]
 
     def _record(self, call: Call, reply: Reply, discarded: bool = False) -> None:
-        usage = reply.usage
-        if self.budget is not None:
-            self.budget.charge(usage)
-        self.calls.append(
-            CallRecord(
-                agent=call.agent,
-                role=call.role,
-                purpose=call.purpose,
-                round=call.round,
-                attempt=call.attempt,
-                input_tokens=usage.input_tokens if usage else None,
-                output_tokens=usage.output_tokens if usage else None,
-                cached=reply.cached,
-                cost=usage.cost if usage else None,
-                discarded=discarded,
+        """One record per model call (an acting turn's every step), each at its place in the
+        running coroutine's chain."""
+        chain = current(self.runtime.root)
+        for number, step in enumerate(reply.steps or (Step(reply.usage, reply.cached),)):
+            usage = step.usage
+            if self.budget is not None:
+                self.budget.charge(usage)
+            chain.depth += 1
+            self.calls.append(
+                CallRecord(
+                    agent=call.agent,
+                    role=call.role,
+                    purpose=call.purpose,
+                    round=call.round,
+                    attempt=call.attempt,
+                    input_tokens=usage.input_tokens if usage else None,
+                    output_tokens=usage.output_tokens if usage else None,
+                    cached=step.cached,
+                    cost=usage.cost if usage else None,
+                    discarded=discarded,
+                    step=number,
+                    tools=step.tools,
+                    depth=chain.depth,
+                )
             )
-        )
+            chain.depth += len(step.tools)
 
     def framed(self, messages: Sequence[Msg]) -> tuple[Msg, ...]:
         """A call's messages as a plain `generate()` would frame them: the task's system prompt and

@@ -210,6 +210,7 @@ class MadLM(LM):
             allowed += f"takes {', '.join(HOST_ARGS)})"
             raise OptionError(unknown[0], options[unknown[0]], allowed, KIND)
         self.options: Answering = factory(**options)
+        self.options.without_acting(KIND)
         self.method = method
         self.inner_format = one_of("inner_format", inner_format, INNER_FORMATS, kind=KIND)
         self.final_format = final_format_of(final_format)

@@ -386,6 +386,7 @@ class DebateCompletionFn(_DebateFn):
             spec = hosted[one_of("method", method, tuple(hosted))]
             given = {k: _typed(v) for k, v in addressed(method, options).items()}
             opts: Answering = spec.factory(KIND, answer_format="text")(**given)
+            opts.without_acting(KIND)
             self.fmt = answer_format(opts.answer_format, _typed(choices))
             self.templates = opts.templates
             self.run = self._setup(spec, opts, model, base_url, api_key, roles, madsim_args)

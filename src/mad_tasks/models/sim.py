@@ -18,7 +18,8 @@ carries them unless `logprobs=false` (which lets a run fall back to a stated con
 token as its usage counts them (four characters), their mean probability drawn uniformly from
 [0.80, 0.99] when the reply's answer is the gold one and from [0.50, 0.90] when it is wrong or
 missing; no other reply carries any, and the draw comes after the reply's own, so asking changes
-no reply. A call without a description (another package's solver) gets a plain answer in the
+no reply. Offered tools, it acts (`sim_acting.py`): it computes with the python tool where the
+sample says how, consults an agent offered as a tool, and answers from the result. A call without a description (another package's solver) gets a plain answer in the
 format its prompt's answer instruction names; a request no responder answers, a non-answer.
 
     inspect eval mad_tasks/strategyqa --model madsim/a -M accuracy=[0.8,0.6,0.6] -M latency=0.2
@@ -53,6 +54,7 @@ from ..engine.answers import AnswerFormat, Choice, FreeText, Math, Number, YesNo
 from ..engine.requests import AnswerRequest
 from ..inspect_runtime import current_call
 from . import responders  # noqa: F401  (registers every responder)
+from .sim_acting import ToolCallPlan, plan
 from .simulated import NO_ANSWER, RESPONDERS, SURE_RIGHT, SURE_WRONG, Turn, digest, is_gold
 
 KNOWN: set[str] = set()  # the names registered in Inspect's model database
@@ -138,10 +140,20 @@ class SimulatedModel(ModelAPI):
             asks = AnswerRequest(fmt) if fmt else None
         entry = RESPONDERS.get(type(asks)) if asks is not None else None
         turn = Turn(self, agent, prompt, rng, state)
-        text = entry.respond(turn, asks) if entry is not None else NO_ANSWER
+        acted = plan(input, tools, asks, state.metadata if state else None) if tools else None
+        if isinstance(acted, ToolCallPlan):  # a tool call: its arguments are the reply's tokens
+            text = json.dumps(acted.arguments)
+            out = ModelOutput.for_tool_call(
+                self.model_name, acted.tool, acted.arguments, content=""
+            )
+            entry = None  # no answer in a format: no log-probabilities
+        else:
+            if acted is None:
+                acted = entry.respond(turn, asks) if entry is not None else NO_ANSWER
+            text = acted
+            out = ModelOutput.from_content(model=self.model_name, content=text)
         if self.latency:
             await anyio.sleep(self.latency)
-        out = ModelOutput.from_content(model=self.model_name, content=text)
         if self.usage:
             parts = [c for m in input if not isinstance(m.content, str) for c in m.content]
             media = sum(c.type != "text" for c in parts)

@@ -26,7 +26,10 @@ from .figures import Figure, Missing, Reading, family
 FIGURES = [
     Figure("rounds", "The last answer round's number: every method counts its first answers as "
            "round 1 (cortex: its debate rounds plus one; a judge: its longest hearing)."),
-    Figure("calls", "Model calls, replies served from Inspect's cache included."),
+    Figure("calls", "Model calls, replies served from Inspect's cache included (an acting "
+           "agent's turn: each of its model calls)."),
+    Figure("tool_calls", "Tool calls of acting agents (-S debater=react): each tool, its "
+           "arguments and its result's size are in the record's calls."),
     Figure("input_tokens", "Input tokens this run spent (a cached reply's are in "
            "cached_input_tokens)."),
     Figure("output_tokens", "Output tokens this run spent (a cached reply's are in "
@@ -39,6 +42,8 @@ FIGURES = [
     Figure("cost", "Dollars this run spent on the calls, as Inspect priced them from its price "
            "table (--model-cost-config); a cached reply cost nothing. Unscored when a model has "
            "no price, never 0."),
+    Figure("critical_path", "The longest chain of model calls and tool calls in which each "
+           "waited for the one before: the calls a sample's time cannot go below."),
     Figure("answer_changes", "How often an agent's answer differed from its previous round's."),
     Figure("abstentions", "Answers with no readable final answer, even after the follow-ups."),
 ]  # fmt: skip

@@ -12,7 +12,8 @@ from ..engine.content import Question
 from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
-from ..engine.spec import Run
+from ..engine.spec import Run, agent_roles
+from ..inspect_acting import act, check_acting
 from ..inspect_runtime import InspectRuntime
 
 
@@ -34,7 +35,10 @@ def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem
 async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateResult:
     """`run` on the sample's question; the record (which the solver keeps), the answer as the output."""
     fmt = answer_format_for(state, opts.answer_format)
-    runtime = InspectRuntime(state.sample_id)
+    runtime = InspectRuntime(state.sample_id, act)
+    acting = opts.acting()
+    if acting is not None:  # a model or sandbox the agents cannot act with, before any call
+        check_acting(acting, agent_roles(opts), runtime)
     session = Session(
         runtime,
         problem_for(state, fmt, opts),
@@ -42,6 +46,7 @@ async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateRe
         temperature=opts.temperature,
         max_tokens=opts.max_tokens,
         budget=opts.new_budget(),
+        acting=acting,
     )
     result = await run(session)
     # every option of the run, as the method recorded it where it did, and each role's model
