@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import Task, eval
-from inspect_ai.agent import as_tool, react
+from inspect_ai.agent import as_solver, as_tool, handoff, react
 from inspect_ai.dataset import Sample
 from inspect_ai.event import ModelEvent, SpanBeginEvent, ToolEvent
 from inspect_ai.log import EvalLog, EvalSample
@@ -204,6 +204,24 @@ def test_a_debate_is_a_tool_another_agent_can_call(tmp_path: Path) -> None:
     assert debate.method == "voting" and debate.final == "yes"
     [figures] = [e.data for e in sample.events if getattr(e, "source", None) == "voting debate"]
     assert figures["calls"] == len(debate.calls) and figures["critical_path"] > 1
+
+
+def test_a_debate_takes_a_handoff_and_runs_as_a_solver(tmp_path: Path) -> None:
+    asked = Sample(input="Is the sky blue on a clear day?", target="yes", metadata={"answer_format": "yesno"})
+    handing = react(tools=[handoff(agents.voting(agents=3))])
+    solving = as_solver(agents.du_debate(rounds=3))
+    for solver, spans in ((handing, {"transfer_to_voting", "voting", "turn 1"}), (solving, {"du_debate", "round 3"})):
+        sure = get_model("madsim/x", accuracy=1.0)  # the plumbing, not the debate, is tested
+        [log] = eval(Task(dataset=[asked], solver=solver, scorer=final_answer()), model=sure,
+                     log_dir=str(tmp_path), display="none")  # fmt: skip
+        assert log.status == "success", log.error
+        [sample] = log.samples
+        assert sample.scores["final_answer"].value == "C"
+        [stored] = sample.store[AGENT_DEBATES]
+        debate = DebateResult.from_dict(stored)
+        assert debate.final == "yes"
+        names = {e.name for e in sample.events if isinstance(e, SpanBeginEvent)}
+        assert spans <= names
 
 
 def current_debate(sample: EvalSample, event: ModelEvent) -> bool:

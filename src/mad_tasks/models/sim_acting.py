@@ -35,24 +35,29 @@ def plan(
     """What to do with the tools offered: a tool call, a reply from a tool's result, or None (no
     tool helps: the usual reply)."""
     offered = {t.name: t for t in tools}
-    result = tool_result(input)
-    if result is not None:
-        if result.error is not None:
+    result, tool = tool_result(input), "agent"
+    said = handed_back(input)
+    if said is None and result is not None:
+        if result.error is not None:  # the tool failed: no help from it
             return None
-        answer = last_line(result.text)
+        said, tool = result.text, result.function or "tool"
+    if said is not None:
+        answer = last_line(said)
         if "submit" in offered:  # an agent that ends by submitting: submit the tool's answer
             return ToolCallPlan("submit", {"answer": answer})
-        return from_result(result.function or "tool", answer, asks)
+        return from_result(tool, answer, asks)
     program = (metadata or {}).get("program")
     if isinstance(program, str) and program:
         if "python" in offered:
             return ToolCallPlan("python", {"code": program})
         if "bash" in offered:
             return ToolCallPlan("bash", {"command": f"python3 - <<'PROGRAM'\n{program}\nPROGRAM"})
-    for name, info in offered.items():  # an agent as a tool: consult it with the question
-        if info.parameters.required == ["input"]:
+    for name, info in offered.items():
+        if info.parameters.required == ["input"]:  # an agent as a tool: consult it
             question = next((m.text for m in reversed(input) if m.role == "user"), "")
             return ToolCallPlan(name, {"input": question})
+        if name.startswith("transfer_to_") and not info.parameters.properties:  # a handoff
+            return ToolCallPlan(name, {})
     return None
 
 
@@ -63,6 +68,19 @@ def tool_result(input: Sequence[ChatMessage]) -> ChatMessageTool | None:
             return message
         if message.role == "user":
             return None
+    return None
+
+
+def handed_back(input: Sequence[ChatMessage]) -> str | None:
+    """What the agent a handoff transferred to said last, once it handed back (None: no handoff
+    in the conversation, or its agent said nothing)."""
+    for i in reversed(range(len(input))):
+        message = input[i]
+        if isinstance(message, ChatMessageTool) and (message.function or "").startswith(
+            "transfer_to_"
+        ):
+            said = [m.text for m in input[i + 1 :] if m.role == "assistant" and m.text]
+            return said[-1] if said else None
     return None
 
 
