@@ -46,8 +46,8 @@ DebateColumns: list[Column] = [
     *figure_columns(*(figure.name for figure in FIGURES)),
     *figure_columns(*(figure.name for figure in TRANSITIONS)),
 ]
-"""The method, the `debate_stats()` figures (rounds, calls, input/output tokens, cached calls and
-tokens, calls without usage, answer changes, abstentions) and the `transitions()` figures (the
+"""The method, the `debate_stats()` figures (rounds, calls, tool calls, input/output tokens, cached
+calls and tokens, calls without usage, critical path, cost, answer changes, abstentions) and the `transitions()` figures (the
 first vote's and the final answer's correctness, the four transitions, the agents' fixes and
 breaks): None in a log scored without `transitions()` (`mad-tasks report` computes those from the
 records instead)."""

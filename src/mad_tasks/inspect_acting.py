@@ -171,7 +171,8 @@ async def act(runtime: InspectRuntime, call: Call, acting: Acting) -> Reply:
     )
     messages = [to_chat(m) for m in call.messages]
     try:
-        state, _ = await within_time(run(agent, messages, limits, name=f"{call.agent} acts"))
+        name = f"{call.agent} acts" + (f" (round {call.round})" if call.round else "")
+        state, _ = await within_time(run(agent, messages, limits, name=name))
     except LimitReached as limit:  # the run's own limit: the steps done were spent
         limit.steps = steps_of(made, seen[0].messages if seen else [])
         raise

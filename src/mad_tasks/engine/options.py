@@ -96,8 +96,12 @@ class Options:
         """Rules that relate two or more options."""
 
     def record(self) -> dict[str, Any]:
-        """The options as the debate record keeps them (JSON-able)."""
-        return asdict(self)  # type: ignore[call-overload]
+        """The options as the debate record keeps them (JSON-able: a tuple, as `tools`, is a list,
+        so a record read back from JSON equals the one written)."""
+        return {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in asdict(self).items()  # type: ignore[call-overload]
+        }
 
 
 @dataclass(frozen=True)

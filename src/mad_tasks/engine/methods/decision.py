@@ -39,7 +39,6 @@ plain extractions with the question itself. No call leaves the question out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import cast
 
 from .. import prompts as base_prompts
@@ -525,7 +524,7 @@ class _Debate:
             calls=self.s.calls,
             tally=last_vote_tally(self.votes, self.fmt.key),
             options={
-                **asdict(cfg),
+                **cfg.record(),
                 "extraction": cfg.extraction_used,
                 "requested_extraction": cfg.extraction,
             },
