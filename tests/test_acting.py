@@ -37,20 +37,28 @@ def scripted(input, tools, tool_choice, config: GenerateConfig) -> ModelOutput:
     """Calls its agent's tool for the round (read from the call's own description, never from
     the order of calls), then answers with the tool's output; 10 input tokens a message, 5 out."""
     call = current_call.get()
-    assert call is not None and tools, f"every call of these debates is an acting turn: {call} {input[-1].text}"
+    assert call is not None and tools, (
+        f"every call of these debates is an acting turn: {call} {input[-1].text}"
+    )
     last = input[-1]
     if isinstance(last, ChatMessageTool):
-        out = ModelOutput.from_content("scripted", f"The tool printed {last.text.strip()}.\nANSWER: {last.text.strip()}")
+        out = ModelOutput.from_content(
+            "scripted", f"The tool printed {last.text.strip()}.\nANSWER: {last.text.strip()}"
+        )
     else:
         tool = TOOLS[(call.agent, call.round)]
         out = ModelOutput.for_tool_call("scripted", tool, ARGUMENTS[tool], content="")
-    out.usage = ModelUsage(input_tokens=10 * len(input), output_tokens=5, total_tokens=10 * len(input) + 5)
+    out.usage = ModelUsage(
+        input_tokens=10 * len(input), output_tokens=5, total_tokens=10 * len(input) + 5
+    )
     return out
 
 
 def task(solver: Solver, **sample: Any) -> Task:
     return Task(
-        dataset=[Sample(input=QUESTION, target="42", metadata={"answer_format": "number"}, **sample)],
+        dataset=[
+            Sample(input=QUESTION, target="42", metadata={"answer_format": "number"}, **sample)
+        ],
         solver=solver,
         scorer=final_answer(),
     )
@@ -58,7 +66,9 @@ def task(solver: Solver, **sample: Any) -> Task:
 
 def run(solver: Solver, model: Any = None, **options: Any) -> EvalLog:
     model = model or get_model("mockllm/model", custom_outputs=scripted)
-    [log] = eval(task(solver), model=model, display="none", log_dir=options.pop("log_dir"), **options)
+    [log] = eval(
+        task(solver), model=model, display="none", log_dir=options.pop("log_dir"), **options
+    )
     return log
 
 
@@ -107,7 +117,10 @@ def test_each_agent_acts_with_its_tools_and_every_tool_call_is_counted(tmp_path:
     assert stats["critical_path"] == 6
     assert sample.scores["tool_calls"].value == 4 and sample.scores["critical_path"].value == 6
     # every step's tokens are counted: Inspect's usage and the record agree
-    assert stats["input_tokens"] + stats["output_tokens"] == sample.model_usage["mockllm/model"].total_tokens
+    assert (
+        stats["input_tokens"] + stats["output_tokens"]
+        == sample.model_usage["mockllm/model"].total_tokens
+    )
 
     # the transcript: every tool call inside the span of the agent that made it, in its round
     tool_events = [e for e in sample.events if isinstance(e, ToolEvent)]
@@ -117,7 +130,9 @@ def test_each_agent_acts_with_its_tools_and_every_tool_call_is_counted(tmp_path:
     assert all(e.error is None for e in tool_events)
 
     # round 2's agents saw the other's round-1 answer, as without tools
-    round_2 = [e for e in sample.events if isinstance(e, ModelEvent) and turn_of(sample, e)[1] == "round 2"]
+    round_2 = [
+        e for e in sample.events if isinstance(e, ModelEvent) and turn_of(sample, e)[1] == "round 2"
+    ]
     assert all("42" in "\n".join(m.text for m in e.input) for e in round_2)
 
 
@@ -128,7 +143,11 @@ def test_without_debater_react_no_tool_is_offered(tmp_path: Path) -> None:
         out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
         return out
 
-    log = run(du_debate(agents=2, rounds=2), get_model("mockllm/model", custom_outputs=plain), log_dir=str(tmp_path))
+    log = run(
+        du_debate(agents=2, rounds=2),
+        get_model("mockllm/model", custom_outputs=plain),
+        log_dir=str(tmp_path),
+    )
     result = load_result(log.samples[0])
     assert result is not None and result.stats()["tool_calls"] == 0
     assert result.stats()["critical_path"] == 2
@@ -147,7 +166,12 @@ def test_a_turn_ends_at_its_own_message_cap(tmp_path: Path) -> None:
         return out
 
     solver = du_debate(agents=1, rounds=1, debater="react", tools="python", turn_messages=4)
-    log = run(solver, get_model("mockllm/model", custom_outputs=stubborn), log_dir=str(tmp_path), sandbox="local")
+    log = run(
+        solver,
+        get_model("mockllm/model", custom_outputs=stubborn),
+        log_dir=str(tmp_path),
+        sandbox="local",
+    )
     assert log.status == "success", log.error
     result = load_result(log.samples[0])
     assert result is not None and result.final == "42"
@@ -162,8 +186,17 @@ def test_madsim_computes_with_the_python_tool_and_beats_answering_without(tmp_pa
     every round holds a tool call in its agent's span; without, madsim answers at its accuracy."""
     model = get_model("madsim/x", accuracy=0.4)
     acting = du_debate(debater="react", tools="python")
-    [with_tools] = eval(tool_math(size=8), solver=acting, model=model, sandbox="local", log_dir=str(tmp_path), display="none")
-    [without] = eval(tool_math(size=8), solver=du_debate(), model=model, log_dir=str(tmp_path), display="none")
+    [with_tools] = eval(
+        tool_math(size=8),
+        solver=acting,
+        model=model,
+        sandbox="local",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    [without] = eval(
+        tool_math(size=8), solver=du_debate(), model=model, log_dir=str(tmp_path), display="none"
+    )
 
     def accuracy(log: EvalLog) -> float:
         return log.results.scores[0].metrics["accuracy"].value
@@ -184,7 +217,9 @@ def test_madsim_computes_with_the_python_tool_and_beats_answering_without(tmp_pa
 def test_a_debate_is_a_tool_another_agent_can_call(tmp_path: Path) -> None:
     panel = as_tool(agents.voting(agents=3))
     consultant = react(tools=[panel])
-    asked = Sample(input="Is the sky blue on a clear day?", target="yes", metadata={"answer_format": "yesno"})
+    asked = Sample(
+        input="Is the sky blue on a clear day?", target="yes", metadata={"answer_format": "yesno"}
+    )
     consulting = Task(dataset=[asked], solver=consultant, scorer=final_answer())
     [log] = eval(consulting, model="madsim/x", log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
@@ -207,10 +242,15 @@ def test_a_debate_is_a_tool_another_agent_can_call(tmp_path: Path) -> None:
 
 
 def test_a_debate_takes_a_handoff_and_runs_as_a_solver(tmp_path: Path) -> None:
-    asked = Sample(input="Is the sky blue on a clear day?", target="yes", metadata={"answer_format": "yesno"})
+    asked = Sample(
+        input="Is the sky blue on a clear day?", target="yes", metadata={"answer_format": "yesno"}
+    )
     handing = react(tools=[handoff(agents.voting(agents=3))])
     solving = as_solver(agents.du_debate(rounds=3))
-    for solver, spans in ((handing, {"transfer_to_voting", "voting", "turn 1"}), (solving, {"du_debate", "round 3"})):
+    for solver, spans in (
+        (handing, {"transfer_to_voting", "voting", "turn 1"}),
+        (solving, {"du_debate", "round 3"}),
+    ):
         sure = get_model("madsim/x", accuracy=1.0)  # the plumbing, not the debate, is tested
         [log] = eval(Task(dataset=[asked], solver=solver, scorer=final_answer()), model=sure,
                      log_dir=str(tmp_path), display="none")  # fmt: skip
@@ -245,7 +285,9 @@ def test_an_unknown_tool_is_refused_by_name() -> None:
         "invalid solver option 'tools': got 'no_such_tool', allowed: a list of tools from "
         "python, bash, text_editor, think, web_search, each once"
     )
-    with pytest.raises(OptionError, match="'tools': got \\(\\), allowed: one tool or more with debater=react"):
+    with pytest.raises(
+        OptionError, match="'tools': got \\(\\), allowed: one tool or more with debater=react"
+    ):
         voting(debater="react")
     with pytest.raises(OptionError, match="'debater': got 'generate', allowed: react"):
         voting(tools="python")
@@ -255,12 +297,22 @@ def test_an_unknown_tool_is_refused_by_name() -> None:
     "options, sandbox, refused",
     [
         # the embedded model's server has no function calling
-        ({"tools": "think"}, None, "invalid solver option 'debater': got 'react', allowed: generate for agent's model llama-cpp-python/gemma"),
+        (
+            {"tools": "think"},
+            None,
+            "invalid solver option 'debater': got 'react', allowed: generate for agent's model llama-cpp-python/gemma",
+        ),
         # python runs in a sandbox: none was given
-        ({"tools": "python"}, None, "invalid solver option 'tools': got 'python', allowed: tools that need no sandbox"),
+        (
+            {"tools": "python"},
+            None,
+            "invalid solver option 'tools': got 'python', allowed: tools that need no sandbox",
+        ),
     ],
 )
-def test_what_cannot_act_is_refused_before_any_call(tmp_path: Path, options: dict, sandbox: str | None, refused: str) -> None:
+def test_what_cannot_act_is_refused_before_any_call(
+    tmp_path: Path, options: dict, sandbox: str | None, refused: str
+) -> None:
     roles = {"agent": "llama-cpp-python/gemma"} if options["tools"] == "think" else {}
     solver = du_debate(agents=2, debater="react", **options)
     [log] = eval(task(solver), model=get_model("mockllm/model", custom_outputs=scripted), model_roles=roles,
@@ -268,3 +320,51 @@ def test_what_cannot_act_is_refused_before_any_call(tmp_path: Path, options: dic
     assert log.status == "error"
     assert refused in log.error.message
     assert not any(isinstance(e, ModelEvent) for s in log.samples or [] for e in s.events)
+
+
+def test_a_limit_of_the_run_ends_the_debate_inside_a_turn_and_every_step_is_counted(
+    tmp_path: Path,
+) -> None:
+    """A token limit reached by round 2's steps: the debate decides from round 1, the sample is
+    scored, and the record's tokens (every step, the one that passed the limit too) are Inspect's."""
+    solver = du_debate(agents=2, rounds=2, debater="react", tools="python,bash", look_ahead=False)
+    # round 1 spends 2 x (15 + 45) = 120 tokens; round 2's first steps pass 150
+    log = run(solver, log_dir=str(tmp_path), sandbox="local", token_limit=150)
+    assert log.status == "success", log.error
+    [sample] = log.samples
+    result = load_result(sample)
+    assert result is not None and result.final == "42"
+    assert result.stopped is not None and result.stopped.kind == "token"
+    assert result.stopped.decided == "the vote of round 1"
+    assert sample.scores["final_answer"].value == "C"
+    stats = result.stats()
+    assert (
+        stats["input_tokens"] + stats["output_tokens"]
+        == sample.model_usage["mockllm/model"].total_tokens
+    )
+    assert any(c.discarded for c in result.calls if c.round == 2)
+
+
+def test_an_agentic_task_takes_a_debate_whose_agents_act(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/log_errors.py, written as inspect_evals writes agentic tasks (a sandbox with a
+    file per sample, an answer scorer), runs with `--solver mad_tasks/voting -S debater=react`:
+    each agent reads the file with the python tool; every turn's tool call is in its span."""
+    monkeypatch.chdir(Path(__file__).parents[1])  # Inspect takes a task file's path relative
+    solver = voting(debater="react", tools="python")
+    [log] = eval("examples/log_errors.py", task_args={"size": 2}, solver=solver, model="madsim/x",
+                 log_dir=str(tmp_path), display="none")  # fmt: skip
+    assert log.status == "success", log.error
+    assert log.results.scores[0].metrics["accuracy"].value == 1.0
+    for sample in log.samples:
+        result = load_result(sample)
+        turns = {
+            (c.agent, c.round) for c in result.calls if c.purpose == "discussion" and c.step == 0
+        }
+        assert turns and {(c.agent, c.round) for c in result.calls if c.tools} == turns
+        assert all(
+            e.function == "python" and e.error is None
+            for e in sample.events
+            if isinstance(e, ToolEvent)
+        )
