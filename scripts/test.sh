@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-paths=(src tests benchmarks scripts)
+paths=(src tests benchmarks scripts examples)
 .venv/bin/ruff check --quiet "${paths[@]}" \
   || { echo "scripts/test.sh: ruff check failed (see above; many fix with: .venv/bin/ruff check --fix)" >&2; exit 1; }
 .venv/bin/ruff format --check --quiet "${paths[@]}" \
