@@ -302,6 +302,13 @@ def test_an_unknown_tool_is_refused_by_name() -> None:
             None,
             "invalid solver option 'debater': got 'react', allowed: generate for agent's model llama-cpp-python/gemma",
         ),
+        # each agent's own sandbox: the local sandbox has only the default one
+        (
+            {"tools": "python", "sandbox": "per_agent"},
+            "local",
+            "invalid solver option 'sandbox': got 'per_agent', allowed: shared: this sample's "
+            "sandboxes are default, none named agent_",
+        ),
         # python runs in a sandbox: none was given
         (
             {"tools": "python"},
