@@ -23,7 +23,7 @@ from mad_tasks.engine.methods.pd3_feedback import SidePair
 from mad_tasks.engine.methods.pd3_query import Retrieval
 from mad_tasks.engine.methods.tod_papers import PaperPair
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.runtime import Acting, Call, Reply, Room, Usage
+from mad_tasks.engine.runtime import Acting, Call, Reply, Room, Steps, Usage
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.hosts.setup import SETUP
 
@@ -175,7 +175,7 @@ class ScriptedRuntime:
     def headroom(self) -> list[Room]:
         return []  # a script has no limits of a run
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
         raise RuntimeError("agents with tools run in the Inspect host only (-S debater=react)")
 
     # -- queries -------------------------------------------------------------------------------

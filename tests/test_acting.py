@@ -375,3 +375,118 @@ def test_an_agentic_task_takes_a_debate_whose_agents_act(
             for e in sample.events
             if isinstance(e, ToolEvent)
         )
+
+
+def slow_in_round_2(agent: str, seconds: float):
+    """The scripted model, but `agent`'s round-2 tool call runs python that sleeps first."""
+
+    def reply(input, tools, tool_choice, config) -> ModelOutput:
+        call = current_call.get()
+        if (call.agent, call.round) == (agent, 2) and not isinstance(input[-1], ChatMessageTool):
+            code = f"import time; time.sleep({seconds}); print(42)"
+            out = ModelOutput.for_tool_call("scripted", "python", {"code": code}, content="")
+            out.usage = ModelUsage(
+                input_tokens=10 * len(input), output_tokens=5, total_tokens=10 * len(input) + 5
+            )
+            return out
+        return scripted(input, tools, tool_choice, config)
+
+    return get_model("mockllm/model", custom_outputs=reply)
+
+
+def test_a_time_limit_cuts_a_running_tool_and_ends_the_debate_not_the_sample(
+    tmp_path: Path,
+) -> None:
+    """A tool that would run past --time-limit: the turn is cut early enough for the sandbox to
+    stop it, the debate decides from round 1, and the sample is scored."""
+    solver = du_debate(agents=2, rounds=2, debater="react", tools="python,bash")
+    log = run(
+        solver,
+        slow_in_round_2("agent_1", 60),
+        log_dir=str(tmp_path),
+        sandbox="local",
+        time_limit=12,
+    )
+    [sample] = log.samples
+    assert sample.limit is None and sample.error is None
+    result = load_result(sample)
+    assert result.stopped.kind == "time" and result.stopped.decided == "the vote of round 1"
+    assert sample.scores["final_answer"].value == "C"
+    [cut] = [t for c in result.calls for t in c.tools if t.error is not None]
+    assert cut.tool == "python" and cut.error.startswith("no result")
+
+
+def test_a_limit_in_one_turn_keeps_the_steps_of_the_turns_beside_it(tmp_path: Path) -> None:
+    """agent_1 passes the token limit while agent_2's tool still runs: agent_2's turn is
+    cancelled, and its completed step is still in the record, so the record's tokens are
+    Inspect's."""
+    solver = du_debate(agents=2, rounds=2, debater="react", tools="python,bash", look_ahead=False)
+    log = run(
+        solver,
+        slow_in_round_2("agent_2", 3),
+        log_dir=str(tmp_path),
+        sandbox="local",
+        token_limit=250,  # round 1: 140; round 2: 45 each, then agent_1 passes it
+    )
+    [sample] = log.samples
+    result = load_result(sample)
+    assert result.stopped.kind == "token"
+    stats = result.stats()
+    assert (
+        stats["input_tokens"] + stats["output_tokens"]
+        == sample.model_usage["mockllm/model"].total_tokens
+    )
+    assert [c.step for c in result.calls if (c.agent, c.round) == ("agent_2", 2)] == [0]
+
+
+def test_the_samples_message_limit_and_the_debates_budget_hold_inside_a_turn(
+    tmp_path: Path,
+) -> None:
+    solver = du_debate(agents=2, rounds=2, debater="react", tools="python,bash")
+    # round 2's prompt holds 3 messages and its second step 6: a limit of 5 ends the debate there
+    log = run(solver, log_dir=str(tmp_path / "m"), sandbox="local", message_limit=5)
+    result = load_result(log.samples[0])
+    assert result.stopped.kind == "message" and result.stopped.decided == "the vote of round 1"
+    # a budget of 20 tokens is spent by a turn's first step: no second step is taken
+    budgeted = du_debate(agents=2, rounds=2, debater="react", tools="python,bash", budget=20)
+    log = run(budgeted, log_dir=str(tmp_path / "b"), sandbox="local")
+    result = load_result(log.samples[0])
+    assert result.stopped.kind == "budget"
+    assert max(c.step for c in result.calls) == 0
+
+
+def test_on_demand_passes_acting_to_its_debate_and_records_it(tmp_path: Path) -> None:
+    from mad_tasks.solvers import on_demand
+
+    with pytest.raises(OptionError, match="debate_args"):  # both stages act, or neither
+        on_demand(debate_args={"debater": "react", "tools": "python"})
+    solver = on_demand(debater="react", tools="python", trigger="always")
+    [log] = eval(tool_math(size=1), solver=solver, model="madsim/x", sandbox="local",
+                 log_dir=str(tmp_path), display="none")  # fmt: skip
+    result = load_result(log.samples[0])
+    assert result.options["debate_options"]["debater"] == "react"
+    assert result.options["debate_options"]["tools"] == ["python"]
+    # the first stage's agent and the debate's agents each computed with the tool
+    assert {c.agent for c in result.calls if c.tools} == {"agent_1", "agent_2", "agent_3"}
+    assert result.final == log.samples[0].target
+
+
+def test_options_that_cannot_work_together_are_refused() -> None:
+    with pytest.raises(
+        OptionError, match="'sandbox': got 'per_agent', allowed: shared with text_editor"
+    ):
+        voting(debater="react", tools="text_editor", sandbox="per_agent")
+
+
+def test_web_search_needs_a_model_that_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in ("GOOGLE_CSE_ID", "GOOGLE_CSE_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    log = run(du_debate(agents=2, debater="react", tools="web_search"), log_dir=str(tmp_path))
+    assert log.status == "error"
+    assert (
+        "invalid solver option 'tools': got 'web_search', allowed: tools other than web_search for main model mockllm/model"
+        in log.error.message
+    )
+    assert not any(isinstance(e, ModelEvent) for s in log.samples or [] for e in s.events)

@@ -35,10 +35,10 @@ from .engine.checks import OptionError
 from .engine.content import Msg, Question, compose
 from .engine.options import options_factory
 from .engine.records import DebateResult, dollars
-from .engine.session import Problem, Session
-from .engine.spec import MethodSpec, agent_roles
-from .inspect_acting import act, check_acting
-from .inspect_runtime import SETUP, InspectRuntime
+from .engine.session import Problem
+from .engine.spec import MethodSpec
+from .inspect_runtime import SETUP
+from .solvers.question import debate, with_options
 
 AGENT_DEBATES = "mad_tasks:agent_debates"  # the sample store's list of the debates agents ran
 
@@ -90,26 +90,11 @@ def agent_of(spec: MethodSpec) -> Callable[..., Agent]:
             question, system = question_in(state)
             fmt = format_of(options.answer_format)
             running = sample_state()
-            runtime = InspectRuntime(running.sample_id if running else None, act)
-            acting = options.acting()
-            if acting is not None:
-                check_acting(acting, agent_roles(options), runtime)
-            session = Session(
-                runtime,
-                Problem(question, fmt, system, options.templates),
-                retries=options.retries,
-                temperature=options.temperature,
-                max_tokens=options.max_tokens,
-                budget=options.new_budget(),
-                acting=acting,
-            )
-            result = await run(session)
-            result.options = {
-                **options.record(),
-                **result.options,
-                "answer_format": fmt.name,
-                "roles": runtime.resolved_roles(),
-            }
+            problem = Problem(with_options(question, fmt), fmt, system, options.templates)
+            try:
+                result = await debate(running.sample_id if running else None, problem, options, run)
+            except OptionError as e:  # one the sample decides, before its first call
+                raise e.of("agent") from None
             store().set(AGENT_DEBATES, [*store().get(AGENT_DEBATES, []), result.to_dict()])
             transcript().info(figures(result), source=f"{spec.name} debate")
             answer = fmt.render(result.final) if result.final is not None else ""

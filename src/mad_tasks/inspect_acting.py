@@ -1,29 +1,33 @@
 """An agent's turn as an Inspect agent (`-S debater=react`): Inspect's `react()` with the tools the
 run names, each of its model calls made the way every call of the debate is (the role's model, the
 run's settings, cache scopes, time limits), its transcript nested in the agent's span of its round,
-and its model calls and tool calls returned for the record (`Runtime.act`)."""
+and each model call reported with the tool calls its reply made as it completes (`Runtime.act`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from inspect_ai.agent import AgentPrompt, AgentState, react, run
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
-from inspect_ai.tool import Tool, bash, python, text_editor, think, web_search
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, model_roles
+from inspect_ai.tool import Tool, ToolDef, bash, python, text_editor, think, web_search
 from inspect_ai.util import Limit, LimitExceededError, message_limit, token_limit
 
 from .engine.checks import OptionError
-from .engine.records import ARGUMENTS_SHOWN, ToolUse
-from .engine.runtime import SANDBOXED, Acting, Call, LimitReached, Reply, Step, Usage
+from .engine.records import SHOWN, ToolUse
+from .engine.runtime import SANDBOXED, Acting, Call, LimitReached, Reply, Step, Steps, Usage
 from .inspect_runtime import (
+    MAIN_MODEL,
     current_call,
     generation_config,
     limit_spent,
+    provider,
     reported_usage,
+    running_limits,
     served_from_cache,
     to_chat,
     within_time,
@@ -33,6 +37,9 @@ if TYPE_CHECKING:
     from .inspect_runtime import InspectRuntime
 
 TOOL_TIMEOUT = 180  # seconds one python or bash call may run (Inspect's own timeout)
+# seconds a cut turn may take to end: Inspect stops a sandboxed tool with SIGTERM, then waits up to
+# 2 s (its SUBPROCESS_SIGTERM_GRACE_SECONDS) before SIGKILL; the turn is cut this much sooner
+TOOL_GRACE = 3.0
 
 # What the agent is told beside the method's prompt: the project's words, the same for every
 # method, so its prompt still says what to answer and how
@@ -45,11 +52,15 @@ INSTRUCTIONS = (
 NO_TOOLS = {
     "llama-cpp-python": "its server's chat format (the embedded model's) has no function calling",
 }
+# Providers whose models search the web themselves (Inspect's internal web_search providers);
+# any other model needs Google's search keys (Inspect reads them from the environment)
+SEARCHES = frozenset({"openai", "anthropic", "google", "grok", "mistral", "perplexity"})
+SEARCH_KEYS = ("GOOGLE_CSE_ID", "GOOGLE_CSE_API_KEY")
 
 
 def tools_for(acting: Acting, agent: str) -> list[Tool]:
     """The run's tools by name, those that run in a sandbox in the agent's own where each agent
-    has one (`per_agent`)."""
+    has one (`per_agent`; the options refuse text_editor there, which takes the default one)."""
     box = agent if acting.sandbox == "per_agent" else None
     made = {
         "python": lambda: python(timeout=TOOL_TIMEOUT, sandbox=box),
@@ -61,84 +72,137 @@ def tools_for(acting: Acting, agent: str) -> list[Tool]:
     return [made[name]() for name in acting.tools]
 
 
-def check_acting(acting: Acting, roles: Sequence[str], runtime: InspectRuntime) -> None:
-    """Refuse, before the debate's first call, a role's model that cannot call tools, and
-    sandboxed tools without the sandbox they need."""
+def refuse(option: str, value: str, allowed: str) -> OptionError:
+    return OptionError(option, value, allowed, "solver")
+
+
+def check_acting(acting: Acting, runtime: InspectRuntime, agents: int | None) -> None:
+    """Refuse, before the debate's first call: a model an agent may run on (the main model, every
+    bound agent role) that cannot call tools or search, sandboxed tools without a sandbox, and
+    `per_agent` without a sandbox for each of the `agents` (when the method has a count)."""
+    roles = ["agent", *(r for r in model_roles() if r.startswith("agent"))]
     for role in roles:
-        model = runtime.model_of(role).model
-        why = NO_TOOLS.get(str(model).split("/", 1)[0])
+        bound = runtime.model_of(role)
+        name = MAIN_MODEL if bound.fallback == MAIN_MODEL else f"{role}'s model"
+        why = NO_TOOLS.get(provider(bound.model))
         if why is not None:
-            raise OptionError(
-                "debater", "react", f"generate for {role}'s model {model}: {why}", "solver"
-            )
+            raise refuse("debater", "react", f"generate for {name} {bound.model}: {why}")
+        searches = provider(bound.model) in SEARCHES or all(os.environ.get(k) for k in SEARCH_KEYS)
+        if "web_search" in acting.tools and not searches:
+            raise refuse(
+                "tools", "web_search", f"tools other than web_search for {name} {bound.model}, "
+                f"which has no search of its own (set {' and '.join(SEARCH_KEYS)})",
+            )  # fmt: skip
+    boxes = sandboxes()
     needs = [t for t in acting.tools if t in SANDBOXED]
-    if not needs:
-        return
+    if needs and not boxes:
+        raise refuse(
+            "tools", ",".join(needs), "tools that need no sandbox (think, web_search), or run "
+            "with a sandbox: --sandbox local, or docker where it is installed",
+        )  # fmt: skip
+    for n in range(1, (agents or 0) + 1):
+        check_agent_sandbox(acting, f"agent_{n}", boxes)
+
+
+def sandboxes() -> Mapping[str, object]:
+    """The running sample's sandbox environments by name (none outside a sample)."""
     from inspect_ai.util._sandbox.context import sandbox_environments_context_var
 
-    boxes = sandbox_environments_context_var.get(None) or {}
-    if not boxes:
-        raise OptionError(
-            "tools", ",".join(needs), "tools that need no sandbox (think, web_search), or run "
-            "with a sandbox: --sandbox local, or docker where it is installed", "solver",
-        )  # fmt: skip
+    return sandbox_environments_context_var.get(None) or {}
 
 
-def check_agent_sandbox(acting: Acting, agent: str) -> None:
+def check_agent_sandbox(acting: Acting, agent: str, boxes: Mapping[str, object]) -> None:
     """With `sandbox=per_agent`, the agent's own sandbox must exist (the task's sandbox config
     names one environment per agent)."""
-    if acting.sandbox != "per_agent" or not any(t in SANDBOXED for t in acting.tools):
-        return
-    from inspect_ai.util._sandbox.context import sandbox_environments_context_var
-
-    boxes = sandbox_environments_context_var.get(None) or {}
-    if agent not in boxes:
-        raise OptionError(
-            "sandbox", "per_agent", f"shared: this sample's sandboxes are {', '.join(boxes)}, "
-            f"none named {agent}", "solver",
-        )  # fmt: skip
+    needs = any(t in SANDBOXED for t in acting.tools)
+    if needs and acting.sandbox == "per_agent" and agent not in boxes:
+        names = ", ".join(boxes) or "none"
+        allowed = f"shared: this sample's sandboxes are {names}, none named {agent}"
+        raise refuse("sandbox", "per_agent", allowed)
 
 
-def tool_trace(messages: Sequence[ChatMessage]) -> list[tuple[ToolUse, ...]]:
-    """The tool calls of each assistant message, in order, with what each returned."""
-    results = {m.tool_call_id: m for m in messages if isinstance(m, ChatMessageTool)}
-    trace = []
-    for message in messages:
-        if not isinstance(message, ChatMessageAssistant):
-            continue
-        uses = []
-        for called in message.tool_calls or ():
-            result = results.get(called.id)
-            arguments = json.dumps(called.arguments, ensure_ascii=False, default=str)
-            uses.append(
-                ToolUse(
-                    tool=called.function,
-                    arguments=arguments[:ARGUMENTS_SHOWN],
-                    result_chars=len(result.text) if result is not None else 0,
-                    error=(result.error.message if result and result.error else None),
-                )
+def stages(parallel: Mapping[str, bool], called: Sequence[str]) -> list[int]:
+    """Each tool call's stage, as Inspect runs a reply's calls: one after another, except that
+    consecutive calls of tools that may run at once share a stage."""
+    found, stage, joins = [], 0, False
+    for name in called:
+        together = parallel.get(name, False)
+        stage += 0 if together and joins else 1
+        joins = together
+        found.append(stage)
+    return found
+
+
+def tool_uses(
+    message: ChatMessageAssistant,
+    results: Mapping[str, ChatMessageTool],
+    parallel: Mapping[str, bool],
+) -> tuple[ToolUse, ...]:
+    """The tool calls of one reply, each with what it returned (a call a limit cut has none)."""
+    called = message.tool_calls or []
+    uses = []
+    for stage, call in zip(stages(parallel, [c.function for c in called]), called):
+        result = results.get(call.id)
+        error = (
+            "no result: the turn was cut before it returned"
+            if result is None
+            else result.error.message
+            if result.error is not None
+            else None
+        )
+        arguments = json.dumps(call.arguments, ensure_ascii=False, default=str)
+        uses.append(
+            ToolUse(
+                tool=call.function,
+                arguments=arguments[:SHOWN],
+                result_chars=len(result.text) if result is not None else 0,
+                error=error[:SHOWN] if error is not None else None,
+                stage=stage,
             )
-        trace.append(tuple(uses))
-    return trace
+        )
+    return tuple(uses)
 
 
-async def act(runtime: InspectRuntime, call: Call, acting: Acting) -> Reply:
+async def act(runtime: InspectRuntime, call: Call, acting: Acting, steps: Steps) -> Reply:
     """`call`'s turn as a ReAct agent over `acting.tools`: it ends when a reply calls no tool, or
     at the turn's own message or token cap (then with the text it has)."""
-    check_agent_sandbox(acting, call.agent)
+    check_agent_sandbox(acting, call.agent, sandboxes())
     model = runtime.model_of(call.role).model
-    made: list[tuple[Usage | None, bool]] = []  # each model call's usage, whether cache-served
-    seen: list[AgentState] = []  # the agent's state, for the trace when a limit ends the turn
-    # the turn's own caps (+1: react's system line); the run's limits stay the run's
-    limits: list[Limit] = [message_limit(len(call.messages) + 1 + acting.messages)]
-    if acting.tokens is not None:
-        limits.append(token_limit(acting.tokens))
+    given = tools_for(acting, call.agent)
+    parallel = {ToolDef(t).name: ToolDef(t).parallel for t in given}
+    pending: list[tuple[Usage | None, bool]] = []  # the model call whose tools are running
+    seen: list[AgentState] = []  # the agent's state, for the tools of the last step
+
+    def finish() -> None:
+        """Report the pending step with the tool calls its reply made."""
+        if not pending:
+            return
+        usage, cached = pending.pop()
+        messages = seen[0].messages if seen else []
+        replies = [
+            m for m in messages if isinstance(m, ChatMessageAssistant) and m.source != "input"
+        ]
+        results = {m.tool_call_id or "": m for m in messages if isinstance(m, ChatMessageTool)}
+        uses = tool_uses(replies[-1], results, parallel) if replies else ()
+        steps.done(Step(usage, cached, uses))
+
+    limits = turn_limits(acting, len(call.messages))
 
     async def generate(state: AgentState, tools: list[Tool]) -> AgentState:
-        """One step: the role's model, with the call's settings and a cache scope of its own."""
+        """One step: the role's model, with the call's settings and a cache scope of its own
+        (react() passes the tools by this name)."""
         seen[:] = [state]
+        finish()
+        steps.check()  # the debate's budget, between steps too
+        number = len(
+            [
+                m
+                for m in state.messages
+                if isinstance(m, ChatMessageAssistant) and m.source != "input"
+            ]
+        )
         step = replace(
-            call, purpose=f"{call.purpose} step {len(made) + 1}" if made else call.purpose
+            call, purpose=f"{call.purpose} step {number + 1}" if number else call.purpose
         )
         config = generation_config(model, runtime.config, step)
         cache = runtime.cache_of(step)
@@ -150,14 +214,14 @@ async def act(runtime: InspectRuntime, call: Call, acting: Acting) -> Reply:
             )
         except LimitExceededError as e:
             spent = limit_spent(since)
-            if e.source in limits:  # the turn's cap: the turn ends with what it has
+            if e.source in limits:  # the turn's own cap: the turn ends with what it has
                 if spent is not None:
-                    made.append((spent, False))
+                    steps.done(Step(spent, discarded=True))
                 raise
             raise LimitReached(e.type, e.value, e.limit, spent) from None
         finally:
             current_call.reset(token)
-        made.append((reported_usage(out), bool(cache) and served_from_cache(out, since)))
+        pending.append((reported_usage(out), bool(cache) and served_from_cache(out, since)))
         state.output = out
         state.messages.append(out.message)
         return state
@@ -165,35 +229,35 @@ async def act(runtime: InspectRuntime, call: Call, acting: Acting) -> Reply:
     agent = react(
         name=call.agent,
         prompt=AgentPrompt(instructions=INSTRUCTIONS, assistant_prompt=None, handoff_prompt=None),
-        tools=tools_for(acting, call.agent),
+        tools=given,
         model=generate,
         submit=False,
     )
+    name = f"{call.agent} acts" + (f" (round {call.round})" if call.round else "")
     messages = [to_chat(m) for m in call.messages]
     try:
-        name = f"{call.agent} acts" + (f" (round {call.round})" if call.round else "")
-        state, _ = await within_time(run(agent, messages, limits, name=name))
-    except LimitReached as limit:  # the run's own limit: the steps done were spent
-        limit.steps = steps_of(made, seen[0].messages if seen else [])
-        raise
-    return Reply(last_text(state), steps=steps_of(made, state.messages))
+        state, _ = await within_time(run(agent, messages, limits, name=name), early=TOOL_GRACE)
+    except LimitExceededError as e:  # the run's, reached outside a model call (a tool's result)
+        raise LimitReached(e.type, e.value, e.limit) from None
+    finally:  # however the turn ends, its last step is counted
+        finish()
+    return Reply(last_text(state))
+
+
+def turn_limits(acting: Acting, prompt: int) -> list[Limit]:
+    """The turn's own caps as Inspect limits. Inspect checks only the innermost message limit, so
+    where the sample's is the nearer one the turn sets none, and the sample's ends the debate."""
+    own = prompt + 1 + acting.messages  # +1: the agent's system line
+    sample = running_limits()
+    nearer = sample is not None and sample.message.limit is not None and sample.message.limit <= own
+    limits: list[Limit] = [] if nearer else [message_limit(own)]
+    if acting.tokens is not None:
+        limits.append(token_limit(acting.tokens))
+    return limits
 
 
 def last_text(state: AgentState) -> str:
     """The turn's answer: its last reply's text (a turn its cap ended may end on a tool call,
     whose text is the reasoning so far)."""
-    replies = [m for m in state.messages if isinstance(m, ChatMessageAssistant)]
-    own = [m for m in replies if m.source != "input"]
+    own = [m for m in state.messages if isinstance(m, ChatMessageAssistant) and m.source != "input"]
     return own[-1].text if own else ""
-
-
-def steps_of(
-    made: Sequence[tuple[Usage | None, bool]], messages: Sequence[ChatMessage]
-) -> tuple[Step, ...]:
-    """Each model call with the tool calls its reply made (the turn's n-th assistant message is
-    the n-th call's reply; a reply past a cap has none)."""
-    trace = tool_trace([m for m in messages if m.source != "input"])
-    return tuple(
-        Step(usage, cached, trace[i] if i < len(trace) else ())
-        for i, (usage, cached) in enumerate(made)
-    )

@@ -43,7 +43,16 @@ from ._inspect_compat import active_generate_config
 from .engine.content import Msg
 from .engine.embeddings import Embedder, load_embedder
 from .engine.limits import LimitReached
-from .engine.runtime import Acting, Call, Reply, Room, Usage, role_candidates, token_logprobs
+from .engine.runtime import (
+    Acting,
+    Call,
+    Reply,
+    Room,
+    Steps,
+    Usage,
+    role_candidates,
+    token_logprobs,
+)
 
 T = TypeVar("T")
 
@@ -217,25 +226,26 @@ def running_limits() -> SampleLimits | None:
         return None
 
 
-def deadline(kind: str) -> Deadline | None:
-    """What is left of the sample's `kind` limit ("time" or "working"); None without one (or
-    outside a sample)."""
+def deadline(kind: str, early: float = 0.0) -> Deadline | None:
+    """What is left of the sample's `kind` limit ("time" or "working"), `early` seconds more kept
+    back; None without one (or outside a sample)."""
     limits = running_limits()
     limit = None if limits is None else limits.time if kind == "time" else limits.working
     if limit is None or limit.limit is None:
         return None
-    return Deadline(limit.limit - time_reserve(limit.limit) - limit.usage, kind, limit.limit)
+    left = limit.limit - time_reserve(limit.limit) - early - limit.usage
+    return Deadline(left, kind, limit.limit)
 
 
 WORKING_CHECK = 0.25  # seconds between two looks at the working time of a call in flight
 
 
-async def within_time(generating: Coroutine[Any, Any, T]) -> T:
+async def within_time(generating: Coroutine[Any, Any, T], early: float = 0.0) -> T:
     """`generating`, refused when the sample's time or working limit has no room left for it, and
-    cut when it runs out. Time is wall time, so its cut is a deadline; working time leaves out
-    the waits (rate limits, a batch's turnaround), so it is looked at every `WORKING_CHECK`
-    seconds while the call is in flight."""
-    wall, working = deadline("time"), deadline("working")
+    cut when it runs out (`early` seconds sooner: what the cut itself may take). Time is wall
+    time, so its cut is a deadline; working time leaves out the waits (rate limits, a batch's
+    turnaround), so it is looked at every `WORKING_CHECK` seconds while the call is in flight."""
+    wall, working = deadline("time", early), deadline("working", early)
     for due in (wall, working):
         if due is not None and due.left <= 0:  # no call is started that cannot finish
             generating.close()
@@ -251,7 +261,7 @@ async def within_time(generating: Coroutine[Any, Any, T]) -> T:
                 async def watch() -> None:
                     nonlocal cut
                     # polled: working time is computed from the waits, no event marks its end
-                    while (left := deadline("working")) is not None and left.left > 0:  # noqa: ASYNC110
+                    while (left := deadline("working", early)) is not None and left.left > 0:  # noqa: ASYNC110
                         await anyio.sleep(min(WORKING_CHECK, left.left))
                     if left is not None:  # else the limit was lifted meanwhile
                         cut = left
@@ -276,7 +286,7 @@ async def within_time(generating: Coroutine[Any, Any, T]) -> T:
 
 # how an agent's turn acts on this runtime (`inspect_acting.act`), given by whoever makes one that
 # may act, so that this module need not know Inspect's agents
-Actor = Callable[["InspectRuntime", Call, Acting], Awaitable[Reply]]
+Actor = Callable[["InspectRuntime", Call, Acting, Steps], Awaitable[Reply]]
 
 
 class InspectRuntime:
@@ -341,10 +351,10 @@ class InspectRuntime:
         logprobs = reply_logprobs(out) if call.logprobs else None
         return Reply(out.completion, reported_usage(out), cached, logprobs)
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
         if self.actor is None:
             raise RuntimeError("this runtime was made without an actor (inspect_acting.act)")
-        return await self.actor(self, call, acting)
+        return await self.actor(self, call, acting, steps)
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         """Inspect's `collect()` without its anonymous `task-N` span around each coroutine (each

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .runtime import Acting, Call, Reply, Room, Runtime
+from .runtime import Acting, Call, Reply, Room, Runtime, Steps
 
 T = TypeVar("T")
 
@@ -61,8 +61,8 @@ class Chained:
     async def call(self, call: Call) -> Reply:
         return await self.inner.call(call)
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
-        return await self.inner.act(call, acting)
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
+        return await self.inner.act(call, acting, steps)
 
     def span(self, name: str) -> AbstractAsyncContextManager[Any]:
         return self.inner.span(name)

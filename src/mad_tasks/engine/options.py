@@ -225,6 +225,9 @@ class Answering(Generation):
             raise OptionError("tools", self.tools, "one tool or more with debater=react")
         if self.debater != "react" and self.tools:
             raise OptionError("debater", self.debater, "react, to give agents tools")
+        if self.sandbox == "per_agent" and "text_editor" in self.tools:
+            allowed = "shared with text_editor (Inspect's text_editor edits the default sandbox)"
+            raise OptionError("sandbox", self.sandbox, allowed)
 
     def acting(self) -> Acting | None:
         """How each agent's turn acts; None: one model call, as the papers' agents answer."""

@@ -18,16 +18,18 @@ from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 @dataclass(frozen=True)
 class ToolUse:
     """One tool call an acting agent made (`-S debater=react`): the tool, its arguments as the
-    model wrote them (JSON, cut to `ARGUMENTS_SHOWN` characters), the size of its result and
-    its error (None: it ran)."""
+    model wrote them (JSON) and its error (None: it ran), each cut to `SHOWN` characters, the
+    size of its result, and its `stage` among its reply's tool calls (those that may run at once
+    share one, as Inspect runs them)."""
 
     tool: str
     arguments: str
     result_chars: int
     error: str | None = None
+    stage: int = 1
 
 
-ARGUMENTS_SHOWN = 200
+SHOWN = 200
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,17 @@ class CallRecord:
     # the reply reached a limit as it came back: spent and counted, but the method never read it
     discarded: bool = False
     # an acting turn's model calls are numbered by `step` (0: a plain call, or a turn's first);
-    # `tools`: the tool calls this call's reply made, run one after another before the next step
+    # `tools`: the tool calls this call's reply made, run in their stages before the next step
     step: int = 0
     tools: tuple[ToolUse, ...] = ()
-    # the call's place in its chain of dependent calls and tool calls (1: it waited for none;
+    # the call's place in its chain of dependent calls and tool stages (1: it waited for none;
     # 0: a record written before chains were counted)
     depth: int = 0
+
+    @property
+    def tool_stages(self) -> int:
+        """The links its tool calls add to its chain."""
+        return max((t.stage for t in self.tools), default=0)
 
     @property
     def tokens(self) -> int | None:
@@ -179,9 +186,9 @@ DEBATE_STATS = ("rounds", *TOTALS, "critical_path", "answer_changes", "abstentio
 
 
 def critical_path(calls: Iterable[CallRecord]) -> int:
-    """The longest chain of model calls and tool calls in which each waited for the one before:
+    """The longest chain of model calls and tool stages in which each waited for the one before:
     what a sample's wall time cannot go below, in calls."""
-    return max((c.depth + len(c.tools) for c in calls), default=0)
+    return max((c.depth + c.tool_stages for c in calls), default=0)
 
 
 @dataclass(frozen=True)

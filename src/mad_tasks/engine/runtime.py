@@ -38,8 +38,6 @@ class LimitReached(Exception):
         # the usage of a reply that reached the limit as it came back: spent, though the method
         # never reads it (the record counts it, so its figures match the host's bill)
         self.spent = spent
-        # the model calls an acting turn completed before the limit ended it: spent, unread
-        self.steps: tuple[Step, ...] = ()
 
 
 @dataclass
@@ -120,11 +118,26 @@ class Call:
 
 @dataclass(frozen=True)
 class Step:
-    """One model call of an acting turn (`Runtime.act`) and the tool calls its reply made."""
+    """One model call of an acting turn (`Runtime.act`) and the tool calls its reply made;
+    `discarded`: its reply reached the turn's own cap, so it was spent but never read."""
 
     usage: Usage | None
     cached: bool = False
     tools: tuple[ToolUse, ...] = ()
+    discarded: bool = False
+
+
+class Steps(Protocol):
+    """Where an acting turn reports its steps as they complete, so every step is counted however
+    the turn ends (an answer, a cap, a limit, a cancelled sibling)."""
+
+    def done(self, step: Step) -> None:
+        """Record a completed step, its tool calls run."""
+        ...
+
+    def check(self) -> None:
+        """Before the next step: `LimitReached` when the debate's budget is spent."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -135,9 +148,6 @@ class Reply:
     # the log-probability of each token of the reply, where the call asked for them and the
     # provider returned them; None otherwise
     logprobs: tuple[float, ...] | None = None
-    # an acting turn's model calls, its last (whose text this is) included; () for a plain call,
-    # whose usage is `usage`
-    steps: tuple[Step, ...] = ()
 
 
 # The tools an acting agent may be given by name (`-S tools`); the Inspect host offers each as
@@ -178,10 +188,10 @@ class Runtime(Protocol):
         """Run one model call."""
         ...
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
         """Run one agent's turn as an agent that may call `acting.tools` before it answers: the
-        reply holds its last text and every model call it made (`Reply.steps`). A limit the run
-        reaches raises `LimitReached` with the steps completed; the turn's own caps
+        reply holds its last text (its usage is in the steps), and each model call it makes goes
+        to `steps` as it completes. A limit of the run raises `LimitReached`; the turn's own caps
         (`acting.messages`, `acting.tokens`) end the turn with the text it has."""
         ...
 

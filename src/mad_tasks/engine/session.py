@@ -123,17 +123,18 @@ class Session:
         if self.budget is not None:
             self.budget.check()  # spent: no call more, the method decides from what it has
         # a turn in which the agent answers may act; a follow-up only restates its answer
-        acts = self.acting is not None and asks is not None and asks.acts and attempt == 0
+        turn = TurnSteps(self, call) if asks is not None and asks.acts and attempt == 0 else None
         async with self.runtime.agent_span(agent):
             try:
-                if acts:
-                    reply = await self.runtime.act(call, self.acting)  # type: ignore[arg-type]
+                if turn is not None and self.acting is not None:
+                    reply = await self.runtime.act(call, self.acting, turn)
                 else:
+                    turn = None
                     reply = await self.runtime.call(call)
             except LimitReached as limit:
-                # spent, so counted, but never read
-                steps = limit.steps + ((Step(limit.spent),) if limit.spent is not None else ())
-                self._record(call, Reply("", steps=steps), discarded=True)
+                if limit.spent is not None:  # spent, so counted, but never read
+                    number = turn.taken if turn is not None else 0
+                    self._record(call, Step(limit.spent, discarded=True), number)
                 raise
             text, replaced = valid_text(reply.text)
             if replaced:  # before the reply is read, recorded or sent back to a model
@@ -143,7 +144,8 @@ class Session:
                     "log or request can encode; each is replaced by U+FFFD.",
                 )
                 reply = replace(reply, text=text)
-        self._record(call, reply)
+        if turn is None:  # an acting turn recorded each of its steps as it took them
+            self._record(call, Step(reply.usage, reply.cached))
         return reply
 
     def headroom(self) -> list[Room]:
@@ -151,33 +153,31 @@ class Session:
         own = self.budget.room() if self.budget is not None else []
         return [*self.runtime.headroom(), *own]
 
-    def _record(self, call: Call, reply: Reply, discarded: bool = False) -> None:
-        """One record per model call (an acting turn's every step), each at its place in the
-        running coroutine's chain."""
+    def _record(self, call: Call, step: Step, number: int = 0) -> None:
+        """The record of one model call (an acting turn's step `number`), at its place in the
+        running coroutine's chain, its tool stages after it."""
+        usage = step.usage
+        if self.budget is not None:
+            self.budget.charge(usage)
         chain = current(self.runtime.root)
-        for number, step in enumerate(reply.steps or (Step(reply.usage, reply.cached),)):
-            usage = step.usage
-            if self.budget is not None:
-                self.budget.charge(usage)
-            chain.depth += 1
-            self.calls.append(
-                CallRecord(
-                    agent=call.agent,
-                    role=call.role,
-                    purpose=call.purpose,
-                    round=call.round,
-                    attempt=call.attempt,
-                    input_tokens=usage.input_tokens if usage else None,
-                    output_tokens=usage.output_tokens if usage else None,
-                    cached=step.cached,
-                    cost=usage.cost if usage else None,
-                    discarded=discarded,
-                    step=number,
-                    tools=step.tools,
-                    depth=chain.depth,
-                )
-            )
-            chain.depth += len(step.tools)
+        chain.depth += 1
+        record = CallRecord(
+            agent=call.agent,
+            role=call.role,
+            purpose=call.purpose,
+            round=call.round,
+            attempt=call.attempt,
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+            cached=step.cached,
+            cost=usage.cost if usage else None,
+            discarded=step.discarded,
+            step=number,
+            tools=step.tools,
+            depth=chain.depth,
+        )
+        self.calls.append(record)
+        chain.depth += record.tool_stages
 
     def framed(self, messages: Sequence[Msg]) -> tuple[Msg, ...]:
         """A call's messages as a plain `generate()` would frame them: the task's system prompt and
@@ -261,6 +261,22 @@ class Session:
             agent, role, messages, purpose, round, fmt.extract, reminder, asks=asks,
             sampling=sampling,
         )  # fmt: skip
+
+
+class TurnSteps:
+    """An acting turn's steps, recorded in its session as the runtime reports them."""
+
+    def __init__(self, session: Session, call: Call) -> None:
+        self.session, self.call = session, call
+        self.taken = 0
+
+    def done(self, step: Step) -> None:
+        self.session._record(self.call, step, self.taken)
+        self.taken += 1
+
+    def check(self) -> None:
+        if self.session.budget is not None:
+            self.session.budget.check()
 
 
 def answer_of(agent: str, round: int, asked: Asked[str]) -> AgentAnswer:

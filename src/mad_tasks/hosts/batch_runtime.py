@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
-from ..engine.runtime import Acting, Call, Reply, Room, Runtime
+from ..engine.runtime import Acting, Call, Reply, Room, Runtime, Steps
 
 T = TypeVar("T")
 
@@ -137,7 +137,7 @@ class RoundRuntime:
     def headroom(self) -> list[Room]:
         return []  # no limits of a run here: -S budget is the debate's own
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
         raise RuntimeError("agents with tools run in the Inspect host only (-S debater=react)")
 
 

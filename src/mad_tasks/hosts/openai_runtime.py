@@ -17,7 +17,16 @@ from typing import Any, TypeVar
 from openai import AsyncOpenAI, BadRequestError
 
 from ..engine.content import Msg
-from ..engine.runtime import Acting, Call, Reply, Room, Usage, role_candidates, token_logprobs
+from ..engine.runtime import (
+    Acting,
+    Call,
+    Reply,
+    Room,
+    Steps,
+    Usage,
+    role_candidates,
+    token_logprobs,
+)
 from ..models.offline import SimulatedReplies, is_simulated
 
 T = TypeVar("T")
@@ -167,7 +176,7 @@ class OpenAIRuntime:
     def headroom(self) -> list[Room]:
         return []  # no limits of a run here: -S budget is the debate's own
 
-    async def act(self, call: Call, acting: Acting) -> Reply:
+    async def act(self, call: Call, acting: Acting, steps: Steps) -> Reply:
         raise RuntimeError("agents with tools run in the Inspect host only (-S debater=react)")
 
     def span(self, name: str) -> Any:

@@ -65,6 +65,10 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     cost = dollars(result.calls)
     values: dict[str, int | float | Missing] = {**result.stats()}
     values["cost"] = unpriced_cost(result.calls) if cost is None else cost
+    if any(c.depth == 0 for c in result.calls):
+        values["critical_path"] = Missing(
+            "a record written before mad_tasks counted each call's place in its chain"
+        )
     return Reading(values, metadata)
 
 

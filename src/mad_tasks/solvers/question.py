@@ -12,36 +12,52 @@ from ..engine.content import Question
 from ..engine.options import Answering
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
-from ..engine.spec import Run, agent_roles
+from ..engine.spec import Run
 from ..inspect_acting import act, check_acting
 from ..inspect_runtime import InspectRuntime
 
 
 def problem_for(state: TaskState, fmt: AnswerFormat, opts: Answering) -> Problem:
     """The question as the task's setup left it (its template, system message and every part of
-    the input), with the options; a choice question lacking its options gets them listed."""
+    the input), with the options."""
     question = question_of(state, opts.allow_text_only)
-    if isinstance(fmt, Choice):
-        lines = [f"{letter}) {option}" for letter, option in zip(fmt.letters, fmt.options)]
-        if not all(line in question.text for line in lines):
-            parts = list(question.parts)
-            if parts and isinstance(parts[-1], str):
-                parts[-1] = parts[-1].rstrip()
-            question = Question((*parts, "\n\n" + "\n".join(lines)), question.turns)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
-    return Problem(question, fmt, system, opts.templates)
+    return Problem(with_options(question, fmt), fmt, system, opts.templates)
+
+
+def with_options(question: Question, fmt: AnswerFormat) -> Question:
+    """A choice question lacking its lettered options, with them listed at its end."""
+    if not isinstance(fmt, Choice):
+        return question
+    lines = [f"{letter}) {option}" for letter, option in zip(fmt.letters, fmt.options)]
+    if all(line in question.text for line in lines):
+        return question
+    parts = list(question.parts)
+    if parts and isinstance(parts[-1], str):
+        parts[-1] = parts[-1].rstrip()
+    return Question((*parts, "\n\n" + "\n".join(lines)), question.turns)
 
 
 async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateResult:
     """`run` on the sample's question; the record (which the solver keeps), the answer as the output."""
     fmt = answer_format_for(state, opts.answer_format)
-    runtime = InspectRuntime(state.sample_id, act)
+    result = await debate(state.sample_id, problem_for(state, fmt, opts), opts, run)
+    write_output(state, result, fmt)
+    return result
+
+
+async def debate(
+    sample_id: str | int | None, problem: Problem, opts: Answering, run: Run
+) -> DebateResult:
+    """`run` on `problem` in an Inspect runtime of its own: what the agents act with checked
+    before any call, every option of the run and each role's model recorded."""
+    runtime = InspectRuntime(sample_id, act)
     acting = opts.acting()
-    if acting is not None:  # a model or sandbox the agents cannot act with, before any call
-        check_acting(acting, agent_roles(opts), runtime)
+    if acting is not None:
+        check_acting(acting, runtime, getattr(opts, "agents", None))
     session = Session(
         runtime,
-        problem_for(state, fmt, opts),
+        problem,
         retries=opts.retries,
         temperature=opts.temperature,
         max_tokens=opts.max_tokens,
@@ -53,10 +69,9 @@ async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateRe
     result.options = {
         **opts.record(),
         **result.options,
-        "answer_format": fmt.name,
+        "answer_format": problem.fmt.name,
         "roles": runtime.resolved_roles(),
     }
-    write_output(state, result, fmt)
     return result
 
 

@@ -63,7 +63,10 @@ TRIGGERS = ("confidence", "disagreement", "always", "never")
 DEFAULT_THRESHOLD = {"confidence": 0.8, "disagreement": 1.0}
 # the options on_demand passes to the debate: they apply to both stages, so debate_args may not
 # set them (the debate takes the templates its prompts use)
-SHARED = ("answer_format", "templates", "retries", "temperature", "max_tokens", "allow_text_only")
+SHARED = (
+    "answer_format", "templates", "retries", "temperature", "max_tokens", "allow_text_only",
+    "debater", "tools", "sandbox", "turn_messages", "turn_tokens",
+)  # fmt: skip
 
 CONFIDENCE_PROMPT = (
     "How likely is it that your final answer above is right? Reply with one line of the form "
