@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from inspect_ai.agent import AgentPrompt, AgentState, react, run
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, model_roles
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, model_roles
 from inspect_ai.tool import Tool, ToolDef, bash, python, text_editor, think, web_search
 from inspect_ai.util import Limit, LimitExceededError, message_limit, token_limit
 
@@ -179,9 +179,7 @@ async def act(runtime: InspectRuntime, call: Call, acting: Acting, steps: Steps)
             return
         usage, cached = pending.pop()
         messages = seen[0].messages if seen else []
-        replies = [
-            m for m in messages if isinstance(m, ChatMessageAssistant) and m.source != "input"
-        ]
+        replies = own_replies(messages)
         results = {m.tool_call_id or "": m for m in messages if isinstance(m, ChatMessageTool)}
         uses = tool_uses(replies[-1], results, parallel) if replies else ()
         steps.done(Step(usage, cached, uses))
@@ -194,13 +192,7 @@ async def act(runtime: InspectRuntime, call: Call, acting: Acting, steps: Steps)
         seen[:] = [state]
         finish()
         steps.check()  # the debate's budget, between steps too
-        number = len(
-            [
-                m
-                for m in state.messages
-                if isinstance(m, ChatMessageAssistant) and m.source != "input"
-            ]
-        )
+        number = len(own_replies(state.messages))
         step = replace(
             call, purpose=f"{call.purpose} step {number + 1}" if number else call.purpose
         )
@@ -259,5 +251,10 @@ def turn_limits(acting: Acting, prompt: int) -> list[Limit]:
 def last_text(state: AgentState) -> str:
     """The turn's answer: its last reply's text (a turn its cap ended may end on a tool call,
     whose text is the reasoning so far)."""
-    own = [m for m in state.messages if isinstance(m, ChatMessageAssistant) and m.source != "input"]
+    own = own_replies(state.messages)
     return own[-1].text if own else ""
+
+
+def own_replies(messages: Sequence[ChatMessage]) -> list[ChatMessageAssistant]:
+    """The turn's own replies: its assistant messages, not those of the prompt it was given."""
+    return [m for m in messages if isinstance(m, ChatMessageAssistant) and m.source != "input"]
