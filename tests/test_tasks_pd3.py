@@ -636,14 +636,14 @@ def test_the_judges_of_a_pair_each_get_their_own_seed_and_cache_scope(
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     scopes: list[dict[str, str]] = []
-    policy_of = InspectRuntime._cache
+    policy_of = InspectRuntime.cache_of
 
     def spy(self: InspectRuntime, call: Any) -> Any:
         policy = policy_of(self, call)
         scopes.append(policy.scopes)
         return policy
 
-    monkeypatch.setattr(InspectRuntime, "_cache", spy)
+    monkeypatch.setattr(InspectRuntime, "cache_of", spy)
     log = run(project_dup_pairs(data_path=str(PD3), pairs=1), model="madsim/x", seed=7, cache=True)
     [sample] = map(resolve_sample_attachments, log.samples)  # long texts are attachments
     events = [e for e in sample.events if e.event == "model"]

@@ -49,6 +49,16 @@ def sample_state() -> TaskState | None:
     return running()
 
 
+def sandbox_names() -> list[str] | None:
+    """The names of the running sample's sandbox environments ([] without any); None when
+    Inspect's internals moved, so that no tool is refused for want of a sandbox it may have."""
+    try:
+        from inspect_ai.util._sandbox.context import sandbox_environments_context_var
+    except ImportError:
+        return None
+    return list(sandbox_environments_context_var.get({}) or {})
+
+
 def task_scorer_names() -> list[str] | None:
     """The names the running sample's task scores under (its scorers' unique names, as Inspect
     gives them; [] for a task without scorers): a solver must not write a score of such a name

@@ -17,6 +17,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.tool import Tool, ToolDef, bash, python, text_editor, think, web_search
 from inspect_ai.util import Limit, LimitExceededError, message_limit, token_limit
 
+from ._inspect_compat import sandbox_names
 from .engine.checks import OptionError
 from .engine.records import SHOWN, ToolUse
 from .engine.runtime import SANDBOXED, Acting, Call, LimitReached, Reply, Step, Steps, Usage
@@ -93,8 +94,10 @@ def check_acting(acting: Acting, runtime: InspectRuntime, agents: int | None) ->
                 "tools", "web_search", f"tools other than web_search for {name} {bound.model}, "
                 f"which has no search of its own (set {' and '.join(SEARCH_KEYS)})",
             )  # fmt: skip
-    boxes = sandboxes()
+    boxes = sandbox_names()
     needs = [t for t in acting.tools if t in SANDBOXED]
+    if boxes is None:  # Inspect's internals moved: its own error names a missing sandbox
+        return
     if needs and not boxes:
         raise refuse(
             "tools", ",".join(needs), "tools that need no sandbox (think, web_search), or run "
@@ -104,18 +107,11 @@ def check_acting(acting: Acting, runtime: InspectRuntime, agents: int | None) ->
         check_agent_sandbox(acting, f"agent_{n}", boxes)
 
 
-def sandboxes() -> Mapping[str, object]:
-    """The running sample's sandbox environments by name (none outside a sample)."""
-    from inspect_ai.util._sandbox.context import sandbox_environments_context_var
-
-    return sandbox_environments_context_var.get(None) or {}
-
-
-def check_agent_sandbox(acting: Acting, agent: str, boxes: Mapping[str, object]) -> None:
+def check_agent_sandbox(acting: Acting, agent: str, boxes: Sequence[str] | None) -> None:
     """With `sandbox=per_agent`, the agent's own sandbox must exist (the task's sandbox config
     names one environment per agent)."""
     needs = any(t in SANDBOXED for t in acting.tools)
-    if needs and acting.sandbox == "per_agent" and agent not in boxes:
+    if needs and acting.sandbox == "per_agent" and boxes is not None and agent not in boxes:
         names = ", ".join(boxes) or "none"
         allowed = f"shared: this sample's sandboxes are {names}, none named {agent}"
         raise refuse("sandbox", "per_agent", allowed)
@@ -166,7 +162,7 @@ def tool_uses(
 async def act(runtime: InspectRuntime, call: Call, acting: Acting, steps: Steps) -> Reply:
     """`call`'s turn as a ReAct agent over `acting.tools`: it ends when a reply calls no tool, or
     at the turn's own message or token cap (then with the text it has)."""
-    check_agent_sandbox(acting, call.agent, sandboxes())
+    check_agent_sandbox(acting, call.agent, sandbox_names())
     model = runtime.model_of(call.role).model
     given = tools_for(acting, call.agent)
     parallel = {ToolDef(t).name: ToolDef(t).parallel for t in given}
