@@ -656,3 +656,15 @@ async def test_calls_share_a_long_questions_prefix() -> None:
     prompts = [serialized([(m.role, m.content) for m in c.messages]) for c in rt.calls]
     assert len(prompts) == 12
     assert prefix_share(prompts) >= 0.8
+
+
+def test_the_regeneration_prompt_is_the_papers_unless_scrutiny_is_asked() -> None:
+    """Eq. 13 offers the other answers "as additional information"; asking agents to check their
+    reasoning is ours, an option off by default."""
+    question = Question.of(["Is water wet?"])
+    paper = regeneration_prompt(question, YesNo(), ["yes, because ..."])
+    ours = regeneration_prompt(question, YesNo(), ["yes, because ..."], scrutiny=True)
+    assert "Use them as additional information, then answer the question yourself." in paper
+    assert "rather than trusting" not in paper
+    assert "check their reasoning rather than trusting it, then answer" in ours
+    assert CortexOptions().record()["scrutiny"] is False

@@ -417,6 +417,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             ],
             "show_confidence": bools(),
             "include_self": bools(),
+            "scrutiny": bools(),
             "check_round0": bools(),
             "tie_break": choices("lowest_agent_index", "none"),
             "freeform_vote": choices("exact", "medoid"),

@@ -87,11 +87,17 @@ def initial_prompt(question: Question, fmt: AnswerFormat) -> Content:
 
 
 def regeneration_prompt(
-    question: Question, fmt: AnswerFormat, neighbours: Sequence[str], own: str | None = None
+    question: Question,
+    fmt: AnswerFormat,
+    neighbours: Sequence[str],
+    own: str | None = None,
+    scrutiny: bool = False,
 ) -> Content:
-    """Eq. 13: the question and the kept heads' previous outputs, anonymous; no own answer unless
-    the include_self ablation passes it. The question comes first, as in the initial prompt, so
-    every call of a sample opens with the same text (a provider's prompt cache serves it)."""
+    """Eq. 13: the question and the kept heads' previous outputs, anonymous, used "as additional
+    information"; no own answer unless the include_self ablation passes it, and no ask to check
+    the others' reasoning unless `scrutiny` (ours, not the paper's). The question comes first, as
+    in the initial prompt, so every call of a sample opens with the same text (a provider's
+    prompt cache serves it)."""
     blocks = ([f"{OWN_HEADING}\n{own.strip()}"] if own is not None else []) + [
         f"{NEIGHBOUR_HEADING}\n{text.strip()}" for text in neighbours
     ]
@@ -100,8 +106,9 @@ def regeneration_prompt(
         question,
         f"\n\nHere are {mine}answers that other agents gave to this question:\n\n"
         + "\n\n".join(blocks)
-        + "\n\nUse them as additional information: check their reasoning rather than trusting it, "
-        f"then answer the question yourself. {_reply_format(fmt)}",
+        + "\n\nUse them as additional information"
+        + (": check their reasoning rather than trusting it, then" if scrutiny else ", then")
+        + f" answer the question yourself. {_reply_format(fmt)}",
     )
 
 
@@ -217,6 +224,12 @@ class CortexOptions(Answering):
     )
     include_self: bool = option(
         False, "an agent also reads its own previous output (ablation A8; the paper: no).", boolean
+    )
+    scrutiny: bool = option(
+        False,
+        "ask each agent to check the others' reasoning rather than trust it (ours; the paper "
+        "offers their answers as additional information only).",
+        boolean,
     )
     check_round0: bool = option(
         False, "stop before the first debate round when the initial answers agree (A9).", boolean
@@ -550,7 +563,7 @@ def _prompt_for(
     p: Problem, shown: Sequence[str], j: int, heads: Sequence[int], opts: CortexOptions
 ) -> Content:
     own = shown[j] if opts.include_self else None
-    return regeneration_prompt(p.question, p.fmt, [shown[i] for i in heads], own)
+    return regeneration_prompt(p.question, p.fmt, [shown[i] for i in heads], own, opts.scrutiny)
 
 
 def _answers_read(
