@@ -580,3 +580,20 @@ async def test_most_prompt_characters_repeat_a_prefix_sent_before(method: str, c
     prompts_sent = [serialized([(m.role, m.content) for m in c.messages]) for c in rt.calls]
     assert all(p.startswith("<user>" + LONG.blocks()) for p in prompts_sent)
     assert prefix_share(prompts_sent) >= 0.8
+
+
+@pytest.mark.parametrize("bias_note", [False, True])
+async def test_the_bias_note_is_ours_and_only_with_the_option(bias_note: bool) -> None:
+    """The paper asks its judge to be impartial; telling the judge and the jurors that neither
+    order nor length is a merit is ours, off by default, in every judge's and juror's prompt."""
+    note = "Neither the order in which the answers appear nor the length of a text is a merit."
+    for run in (
+        lambda s: more(s, PAIR, advocates=1, bias_note=bias_note),
+        lambda s: samre(s, PAIR, jury=Jury(3), bias_note=bias_note),
+        lambda s: single_judge(s, PAIR, bias_note=bias_note),
+    ):
+        rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
+        await run(new_session(rt))
+        judged = prompts_of(rt, "judge") + prompts_of(rt, "juror")
+        assert judged and all((note in p) is bias_note for p in judged)
+    assert d3_options.MoreOptions().record()["bias_note"] is False

@@ -231,6 +231,7 @@ COURT: Cases = {
     "tiebreak": choices("cumulative", "final"),
     "swap": bools(),
     "swap_resolution": choices("tie", "gap"),
+    "bias_note": bools(),
     **GENERATION,
 }
 MORE: Cases = {"advocates": ints(1, 10), "aggregation": choices("synthesis", "max_score"), **COURT}
@@ -429,7 +430,10 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     ),
     "more": (more, MORE),
     "samre": (samre, SAMRE),
-    "single_judge": (single_judge, {k: COURT[k] for k in ("swap", "swap_resolution")} | GENERATION),
+    "single_judge": (
+        single_judge,
+        {k: COURT[k] for k in ("swap", "swap_resolution", "bias_note")} | GENERATION,
+    ),
     **{s.__name__: (s, TREE) for s in (tree_of_debate, tod_no_tree, tod_no_sd)},
     **{s.__name__: (s, TOD_SAMPLING) for s in (single_stage, two_stage)},
     **{s.__name__: (s, PD3) for s in (pd3, llm_voting)},

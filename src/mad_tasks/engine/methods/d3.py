@@ -183,14 +183,18 @@ def _score_lines(subject: str) -> str:
     )
 
 
-def judge_prompt(pair: Pair, defence_a: str, defence_b: str, progress: str = "") -> Content:
+# ours, not the paper's (`-S bias_note`): the paper's judge is asked to be impartial, and its
+# Table 3 measures the position and length biases this line would address
+BIAS_NOTE = " Neither the order in which the answers appear nor the length of a text is a merit."
+
+
+def judge_prompt(
+    pair: Pair, defence_a: str, defence_b: str, progress: str = "", bias_note: bool = False
+) -> Content:
     return after_pair(
         pair,
-        (
-            "You are the judge of a debate in which two advocates argue about which of two "
-            "answers better responds to a question. Judge impartially: neither the order in "
-            "which the answers appear nor the length of a text is a merit."
-        ),
+        "You are the judge of a debate in which two advocates argue about which of two answers "
+        "better responds to a question. Judge impartially." + (BIAS_NOTE if bias_note else ""),
         progress,
         block("Defence of Answer A", defence_a),
         block("Defence of Answer B", defence_b),
@@ -201,19 +205,17 @@ def judge_prompt(pair: Pair, defence_a: str, defence_b: str, progress: str = "")
     )
 
 
-def single_judge_prompt(pair: Pair) -> Content:
+def single_judge_prompt(pair: Pair, bias_note: bool = False) -> Content:
     return after_pair(
         pair,
-        (
-            "You are an impartial judge. Decide which of two answers better responds to the "
-            "question. Neither the order of the answers nor their length is a merit."
-        ),
+        "You are an impartial judge. Decide which of two answers better responds to the "
+        "question." + (BIAS_NOTE if bias_note else ""),
         _score_lines("answer") + " Justify the scores briefly.",
         SCORES.instruction(),
     )
 
 
-def juror_prompt(persona: str, transcript: Content) -> Content:
+def juror_prompt(persona: str, transcript: Content, bias_note: bool = False) -> Content:
     """The transcript first, which every juror of the hearing reads alike, then the persona."""
     return compose(
         transcript,
@@ -221,8 +223,9 @@ def juror_prompt(persona: str, transcript: Content) -> Content:
         "answers better responds to a question: the question, both answers, the advocates' "
         "defences and the judge's evaluations. Decide which answer is better. Judge the answers "
         "themselves, not the eloquence of their advocates; treat the judge's scores as one "
-        "opinion, not as the verdict; give no weight to the order or the length of the answers."
-        "\n\nExplain your reasoning in a few sentences, from your own perspective, then vote. "
+        "opinion, not as the verdict."
+        + (BIAS_NOTE if bias_note else "")
+        + "\n\nExplain your reasoning in a few sentences, from your own perspective, then vote. "
         f"{VERDICT.instruction()}",
     )
 
@@ -233,8 +236,9 @@ def juror_prompt(persona: str, transcript: Content) -> Content:
 class Court:
     """A hearing in progress: its own session (so its tokens are its own), the pair, the record."""
 
-    def __init__(self, session: Session, pair: Pair, order: str) -> None:
+    def __init__(self, session: Session, pair: Pair, order: str, bias_note: bool = False) -> None:
         self.session = session
+        self.bias_note = bias_note  # the judge's and jurors' prompts add BIAS_NOTE
         self.rt = session.runtime
         self.pair = pair
         self.order = order
@@ -335,7 +339,12 @@ class Court:
                             self.session.answer(
                                 f"{self.prefix}juror_{i + 1}",
                                 "juror",
-                                [Msg("user", juror_prompt(jury.persona(i), transcript))],
+                                [
+                                    Msg(
+                                        "user",
+                                        juror_prompt(jury.persona(i), transcript, self.bias_note),
+                                    )
+                                ],
                                 "vote",
                                 rounds,
                                 asks=VerdictRequest(self.pair.a, self.pair.b),
@@ -372,7 +381,13 @@ Hold = Callable[[Court], Awaitable[Hearing]]
 
 
 async def decide(
-    session: Session, pair: Pair, method: str, hold: Hold, swap: Swap, options: dict[str, Any]
+    session: Session,
+    pair: Pair,
+    method: str,
+    hold: Hold,
+    swap: Swap,
+    options: dict[str, Any],
+    bias_note: bool = False,
 ) -> DebateResult:
     """Hold the hearing in the given order and, with swap, in the reversed one (concurrently)."""
     rt = session.runtime
@@ -389,7 +404,7 @@ async def decide(
             max_tokens=session.max_tokens,
             budget=session.budget,  # both orders spend the one budget
         )
-        court = Court(own, shown, order)
+        court = Court(own, shown, order, bias_note)
         courts.append(court)
         if not swap.enabled:
             return court, await hold(court)
@@ -431,16 +446,19 @@ async def decide(
     return replace(result, stopped=next((c.stopped for c, _ in held if c.stopped), None))
 
 
-async def single_judge(session: Session, pair: Pair, swap: Swap = Swap()) -> DebateResult:
+async def single_judge(
+    session: Session, pair: Pair, swap: Swap = Swap(), bias_note: bool = False
+) -> DebateResult:
     """The baseline: one judge call scores the two answers on the same six criteria."""
 
     async def hold(court: Court) -> Hearing:
         async with court.rt.span("judge"):
-            evaluation = await court.evaluate(1, single_judge_prompt(court.pair))
+            prompt = single_judge_prompt(court.pair, court.bias_note)
+            evaluation = await court.evaluate(1, prompt)
         court.rt.info("judge", evaluation_report(evaluation))
         return await court.deliberate(Jury(size=0), [], [evaluation.scores], None)
 
-    return await decide(session, pair, "single_judge", hold, swap, {})
+    return await decide(session, pair, "single_judge", hold, swap, {}, bias_note)
 
 
 # -- what a person reads ------------------------------------------------------------------------
@@ -587,7 +605,7 @@ SPEC = MethodSpec(
     "single_judge",
     "One judge call scores both answers on D3's six criteria; the higher total wins.",
     CourtOptions,
-    lambda o, setup: lambda s, pair: single_judge(s, pair, o.positions),
+    lambda o, setup: lambda s, pair: single_judge(s, pair, o.positions, o.bias_note),
     reads=Pair,
     groups=SINGLE_JUDGE_GROUPS,
     preset=SINGLE_JUDGE_FIXED,

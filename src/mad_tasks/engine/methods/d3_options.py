@@ -87,6 +87,13 @@ class CourtOptions(Generation):
         "verdict when the orders disagree: tie, or gap (the judge's gaps summed).",
         lambda name, v: one_of(name, v, SWAP_RESOLUTIONS),
     )
+    bias_note: bool = option(
+        False,
+        "tell the judge and the jurors that neither the order nor the length of the answers is "
+        "a merit (ours; the paper asks for an impartial judge only, and its Table 3 measures "
+        "those biases).",
+        boolean,
+    )
     retries: int = option(
         1,
         "follow-ups for an unreadable judge score or juror vote before it is left out.",

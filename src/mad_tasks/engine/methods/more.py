@@ -32,6 +32,7 @@ async def more(
     aggregation: str = "synthesis",
     jury: Jury = Jury(),
     swap: Swap = Swap(),
+    bias_note: bool = False,
 ) -> DebateResult:
     async def hold(court: Court) -> Hearing:
         p, rt = court.pair, court.rt
@@ -65,7 +66,10 @@ async def more(
                 )
             async with rt.span("judge"):
                 evaluations = [
-                    await court.evaluate(1, d3.judge_prompt(p, shown[0].text, shown[1].text))
+                    await court.evaluate(
+                        1,
+                        d3.judge_prompt(p, shown[0].text, shown[1].text, bias_note=court.bias_note),
+                    )
                 ]
             scores = [evaluations[0].scores]
         else:
@@ -73,7 +77,11 @@ async def more(
             async with rt.span("judge"):
                 evaluations = await rt.gather(
                     *(
-                        court.evaluate(1, d3.judge_prompt(p, a.text, b.text), agent=f"judge_{j}")
+                        court.evaluate(
+                            1,
+                            d3.judge_prompt(p, a.text, b.text, bias_note=court.bias_note),
+                            agent=f"judge_{j}",
+                        )
                         for j, (a, b) in enumerate(zip(team["A"], team["B"]), 1)
                     )
                 )
@@ -95,14 +103,16 @@ async def more(
         "personas": jury.personas,
         "tiebreak": jury.tiebreak,
     }
-    return await d3.decide(session, pair, "more", hold, swap, options)
+    return await d3.decide(session, pair, "more", hold, swap, options, bias_note)
 
 
 SPEC = MethodSpec(
     "more",
     "MORE: k advocates per answer, merged defences, one judge pass, a jury of personas.",
     MoreOptions,
-    lambda o, setup: lambda s, pair: more(s, pair, o.advocates, o.aggregation, o.jury, o.positions),
+    lambda o, setup: (
+        lambda s, pair: more(s, pair, o.advocates, o.aggregation, o.jury, o.positions, o.bias_note)
+    ),
     reads=Pair,
     roles=judge_roles,
 )

@@ -81,6 +81,7 @@ async def samre(
     summarize: bool = False,
     jury: Jury = Jury(),
     swap: Swap = Swap(),
+    bias_note: bool = False,
 ) -> DebateResult:
     unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
 
@@ -131,6 +132,7 @@ async def samre(
                     spoken_by["A"].text,
                     spoken_by["B"].text,
                     progress(r, rule.max_rounds, earlier),
+                    court.bias_note,
                 ),
             )
             return spoken_by, evaluation
@@ -184,7 +186,7 @@ async def samre(
         "personas": jury.personas,
         "tiebreak": jury.tiebreak,
     }
-    result = await d3.decide(session, pair, "samre", hold, swap, options)
+    result = await d3.decide(session, pair, "samre", hold, swap, options, bias_note)
     assert isinstance(result.record, JudgeRecord)
     enforced = None if rule.token_budget is None else not unenforced
     result.record = replace(result.record, token_budget_enforced=enforced)
@@ -195,7 +197,9 @@ SPEC = MethodSpec(
     "samre",
     "SAMRE: one advocate per answer, rounds of defence and scored feedback, budgeted stopping.",
     SamreOptions,
-    lambda o, setup: lambda s, pair: samre(s, pair, o.rule, o.summarize, o.jury, o.positions),
+    lambda o, setup: (
+        lambda s, pair: samre(s, pair, o.rule, o.summarize, o.jury, o.positions, o.bias_note)
+    ),
     reads=Pair,
     roles=judge_roles,
 )
