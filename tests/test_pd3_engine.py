@@ -612,3 +612,21 @@ def test_the_judges_see_the_pair_question_as_context_and_are_asked_for_a_score()
 def test_predict_abstains_without_a_score() -> None:
     assert predict(7.0, 3.0) == "A" and predict(2.0, 3.0) == "B" and predict(5.0, 5.0) == "tie"
     assert predict(None, 3.0) is None and predict(4.0, None) is None
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_the_experts_and_the_senior_are_asked_what_the_paper_asks_unless_extra_asks(
+    extra: bool,
+) -> None:
+    """The paper's debating expert states its view in one sentence, and its senior analyses the
+    consensus and lists the candidates by relevance; naming the picks in each debate statement,
+    weighing the disagreements and listing exactly top_k are ours (`extra_asks`)."""
+    result, rt = run(opts=PD3Options(extra_asks=extra))
+    assert result.options["extra_asks"] is extra
+    debating = [c for c in expert_calls(rt) if c.round > 0]
+    seniors = [c for c in rt.calls if c.role == "senior"]
+    assert debating and seniors
+    assert all(("naming the 5 candidates you now select" in text(c)) is extra for c in debating)
+    assert all(("where they disagree" in text(c)) is extra for c in seniors)
+    assert all(("lists exactly 5 labels" in text(c)) is extra for c in seniors)
+    assert all("Analyse the experts' consensus" in text(c) for c in seniors)

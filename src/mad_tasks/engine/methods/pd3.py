@@ -68,7 +68,9 @@ class Tournament(Decider):
         if round == 0:
             ask = prompts.initial(expert, opts.agents, self.k)
         else:
-            ask = prompts.debate(expert, opts.agents, self.k, round, opts.debate_rounds)
+            ask = prompts.debate(
+                expert, opts.agents, self.k, round, opts.debate_rounds, opts.extra_asks
+            )
         record = prompts.debate_record(
             [[(s.expert, s.text) for s in statements] for statements in shown], current
         )
@@ -120,7 +122,10 @@ class Tournament(Decider):
                     [[(s.expert, s.text) for s in statements] for statements in rounds]
                 )
                 prompt = compose(
-                    q.opening, q.block(members), record, prompts.senior(opts.agents, self.k)
+                    q.opening,
+                    q.block(members),
+                    record,
+                    prompts.senior(opts.agents, self.k, opts.extra_asks),
                 )
                 final = [s.picks for s in rounds[-1]]
                 async with self.rt.span("senior"):

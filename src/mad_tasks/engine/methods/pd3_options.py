@@ -139,6 +139,13 @@ class PD3Options(ListwiseOptions):
         "statements already made in their round.",
         lambda name, v: one_of(name, v, VISIBILITIES),
     )
+    extra_asks: bool = option(
+        False,
+        "ours, not the paper's: a debating expert also names the candidates it now selects, and "
+        "the senior also weighs the experts' disagreements and reasons against the criteria and "
+        "lists exactly top_k.",
+        boolean,
+    )
     decider: str = option(
         "senior",
         "senior: experts debate, a senior expert decides; single: one call decides each group "

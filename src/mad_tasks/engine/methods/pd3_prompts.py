@@ -137,32 +137,41 @@ def initial(expert: int, agents: int, k: int) -> str:
     )
 
 
-def debate(expert: int, agents: int, k: int, round: int, rounds: int) -> str:
-    """An expert's ask in debate round `round` (from 1) of `rounds`, after the record."""
+def debate(expert: int, agents: int, k: int, round: int, rounds: int, extra: bool) -> str:
+    """An expert's ask in debate round `round` (from 1) of `rounds`, after the record; `extra`
+    (ours, `-S extra_asks`): it also names the candidates it now selects."""
+    naming = f", naming the {k} candidates you now select by their labels" if extra else ""
     return (
         _expert(expert, agents, k)
         + f"\n\nThis is debate round {round} of {rounds}. You may answer the other experts and "
         "add new arguments; adopt another expert's view and change your selection, saying why; "
         "or question another expert's choices. State your view briefly, in one complete "
-        f"sentence, naming the {k} candidates you now select by their labels."
+        f"sentence{naming}."
     )
 
 
-def _result_line(k: int) -> str:
+def _result_line(k: int, exactly: bool = True) -> str:
+    count = f"exactly {k} labels" if exactly else "the labels"
     return (
-        f"End your reply with one line that starts with [RESULT] and lists exactly {k} labels of "
-        "the candidates above, most relevant first, separated by commas: [RESULT] <label>, "
+        f"End your reply with one line that starts with [RESULT] and lists {count} of the "
+        "candidates above, most relevant first, separated by commas: [RESULT] <label>, "
         "<label>, ..."
     )
 
 
-def senior(agents: int, k: int) -> str:
-    """The senior expert's ask, after the whole record."""
+def senior(agents: int, k: int, extra: bool) -> str:
+    """The senior expert's ask, after the whole record: as the paper's, it analyses the experts'
+    consensus and lists the candidates by relevance; `extra` (ours, `-S extra_asks`): it also
+    weighs their disagreements and reasons against the criteria, and lists exactly `k`."""
+    weighs = (
+        " and where they disagree, judge their reasons against the detection criteria,"
+        if extra
+        else ","
+    )
     return (
         f"You are the senior expert reviewing the discussion of these {agents} experts. {NEUTRAL} "
-        "Analyse the experts' consensus and where they disagree, judge their reasons against the "
-        f"detection criteria, and decide the {k} candidate projects most relevant to the project "
-        f"under detection.\n\n{_result_line(k)}"
+        f"Analyse the experts' consensus{weighs} and decide the {k} candidate projects most "
+        f"relevant to the project under detection.\n\n{_result_line(k, exactly=extra)}"
     )
 
 
