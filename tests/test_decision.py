@@ -78,7 +78,7 @@ class Script:
             return self.discussion.get(
                 (call.agent, call.round), msg(f"{call.agent} t{call.round}", "A")
             )
-        if call.purpose in ("extract", "candidate"):
+        if call.purpose in ("extract", "candidate", "final"):
             # the whole call: a follow-up after an unreadable reply asks again below the text
             given = re.search(r"<<<\n(.*)\n>>>", transcript_text(call), re.DOTALL).group(1)
             letters = re.findall(r"\b([A-C])\b", given)  # the last option letter it names
@@ -912,3 +912,44 @@ async def test_the_question_is_sent_anew_only_before_each_agents_first_turn() ->
         "vote",
     }
     assert anew == [("agent_1", "persona", 0)] + [(a, "discussion", 1) for a in AGENTS]
+
+
+class Writes(Script):
+    """The final solution a last agent writes is `final` (None: nothing readable)."""
+
+    def __init__(self, final: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.final = final
+
+    def __call__(self, call: Call) -> str:
+        if call.purpose == "final":
+            return f"ANSWER: {self.final}" if self.final else "I cannot tell."
+        return super().__call__(call)
+
+
+async def test_a_consensus_takes_the_proposal_unless_the_last_agent_writes_the_final_answer() -> (
+    None
+):
+    """Spec 2.1: the paper's code takes the agreed proposal's solution (the default); its text has
+    the last agent write the final solution from the latest messages (`final_from=last_agent`,
+    one call more, under that agent's system message)."""
+    agreed = {("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "A", "[AGREE]")}
+    rt, result = await debate(Writes("B", discussion=agreed), protocol="majority")
+    assert (result.final, len(rt.calls), by_purpose(rt, "final")) == ("A", 2, [])
+    assert result.options["final_from"] == "proposal"
+
+    rt, result = await debate(
+        Writes("B", discussion=agreed), protocol="majority", final_from="last_agent"
+    )
+    [final] = by_purpose(rt, "final")
+    assert (final.agent, final.round, len(rt.calls)) == ("agent_2", 1, 3)
+    assert final.messages[0].role == "system" and "<a1>" in transcript_text(final)
+    assert result.final == "B" and result.options["final_from"] == "last_agent"
+    assert recorded(result)["decided_at"] == {"turn": 1, "after": "agent_2"}
+
+    # nothing readable after the follow-ups: the agreed proposal's solution stands
+    rt, result = await debate(
+        Writes(None, discussion=agreed), protocol="majority", final_from="last_agent"
+    )
+    assert result.final == "A" and len(by_purpose(rt, "final")) == 3
+    assert any(t == "final answer" for t, _ in rt.infos)

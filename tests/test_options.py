@@ -192,6 +192,7 @@ DISCUSSION: Cases = {
     "extraction": choices("marked", "call"),
     "cot": bools(),
     "strict": bools(),
+    "final_from": choices("proposal", "last_agent"),
     "points": ints(1, 1000),
     "allow_fewer": bools(),
     "max_ranks": ints(1, 32),
@@ -373,11 +374,14 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "voting": (voting, {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY)}),
     "consensus": (
         consensus,
-        {"protocol": choices(*CONSENSUS), **only(DISCUSSION, "strict", *MEMORY)},
+        {"protocol": choices(*CONSENSUS), **only(DISCUSSION, "strict", "final_from", *MEMORY)},
     ),
     "aad": (
         aad,
-        {"protocol": choices(*VOTING, *CONSENSUS), **only(DISCUSSION, "strict", *VOTES, *MEMORY)},
+        {
+            "protocol": choices(*VOTING, *CONSENSUS),
+            **only(DISCUSSION, "strict", "final_from", *VOTES, *MEMORY),
+        },
     ),
     "collective_improvement": (
         collective_improvement,

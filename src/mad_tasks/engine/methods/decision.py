@@ -140,9 +140,9 @@ class _Debate:
             if agreed:
                 proposal = self.latest_proposal()
                 assert proposal is not None  # a consensus always has a proposal with a solution
-                return self.decided(
-                    proposal.solution, turn, self.transcript[-1].agent, proposal.agent
-                )
+                last = self.transcript[-1].agent
+                final = await self.final_answer(last, turn, proposal)
+                return self.decided(final, turn, last, proposal.agent)
             if cfg.voting and turn >= cfg.vote_turn:
                 vote = await self.vote(turn)
                 if vote.winner is not None:
@@ -263,12 +263,12 @@ class _Debate:
     async def extract(self, name: str, turn: int, text: str, purpose: str) -> AgentAnswer:
         """The paper's extraction call: the solution a text states, in the task's answer format.
 
-        After reasoning-only messages it asks the agent to conclude instead; voting candidates and
-        conclusions are written as the agent (under its system message: the discussion framing
-        and its persona), message extraction without one.
+        After reasoning-only messages it asks the agent to conclude instead; voting candidates, a
+        consensus's final answer and conclusions are written as the agent (under its system
+        message: the discussion framing and its persona), message extraction without one.
         """
         conclude = self.cfg.style == "reasoning"
-        messages = [self.system(name)] if conclude or purpose == "candidate" else []
+        messages = [self.system(name)] if conclude or purpose in ("candidate", "final") else []
         messages.append(Msg("user", prompts.extract(self.question, text, self.fmt, conclude)))
         asks = ExtractRequest(self.fmt, text, conclude)
         return await self.s.answer(name, name, messages, purpose, turn, asks=asks)
@@ -290,6 +290,25 @@ class _Debate:
             ConsensusCheck(message.turn, message.agent, count, n, rule.threshold, decided)
         )
         return decided
+
+    async def final_answer(self, last: str, turn: int, proposal: Contribution) -> str | None:
+        """The agreed proposal's solution; with `final_from=last_agent` (the paper's text), the
+        solution the agent that spoke last writes from it (E.1), the proposal's when its reply
+        states none."""
+        if self.cfg.final_from != "last_agent":
+            return proposal.solution
+        async with self.rt.span("final answer"):
+            written = await self.extract(last, turn, proposal.message, "final")
+        self.rt.info(
+            "final answer",
+            f"{last} wrote the final solution from {proposal.agent}'s agreed proposal: "
+            + (
+                self.fmt.describe(written.answer)
+                if written.answer is not None
+                else "none readable, so the proposal's solution stands"
+            ),
+        )
+        return written.answer if written.answer is not None else proposal.solution
 
     def latest_proposal(self) -> Contribution | None:
         return next((c for c in reversed(self.transcript) if not c.agreement), None)

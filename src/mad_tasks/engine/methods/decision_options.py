@@ -26,6 +26,7 @@ PARADIGMS = ("memory", "ci")
 PERSONAS = ("expert", "none")
 EXTRACTIONS = ("marked", "call")
 NO_DECISION = ("first_agent", "none")
+FINALS = ("proposal", "last_agent")  # where a consensus takes its final answer
 CI_CONTEXTS = ("solutions", "messages")
 FAMILIES = ("voting", "consensus", "any")
 
@@ -103,6 +104,14 @@ class DecisionConfig(Answering):
         False,
         'require more than the threshold (the paper\'s "more than 50% / 66%").',
         boolean,
+        group="consensus",
+    )
+    final_from: str = option(
+        "proposal",
+        "where a consensus takes its final answer: proposal (the agreed proposal's solution, as "
+        "the paper's code) or last_agent (as the paper's text: the agent that spoke last writes "
+        "the final solution from the agreed proposal, one call more).",
+        lambda name, v: one_of(name, v, FINALS),
         group="consensus",
     )
     points: int = option(
