@@ -10,6 +10,7 @@ round, never by call order."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import re
@@ -630,3 +631,22 @@ def test_the_experts_and_the_senior_are_asked_what_the_paper_asks_unless_extra_a
     assert all(("where they disagree" in text(c)) is extra for c in seniors)
     assert all(("lists exactly 5 labels" in text(c)) is extra for c in seniors)
     assert all("Analyse the experts' consensus" in text(c) for c in seniors)
+
+
+def test_the_querys_facet_is_stated_in_every_prompt_that_presents_it() -> None:
+    """CSFCube grades a query per facet, so the facet is part of what is asked: every retrieval
+    and feedback prompt states it; a query without one is asked as before."""
+    line = "Judge relevance by the project's method and result only"
+    faceted = dataclasses.replace(QUERY, facet="method+result")
+    _, rt = run(query=faceted, opts=PD3Options(debate_rounds=0))
+    assert rt.calls and all(line in text(c) for c in rt.calls)
+    _, plain = run(opts=PD3Options(debate_rounds=0))
+    assert not any("Judge relevance by" in text(c) for c in plain.calls)
+
+    a = Project("qa", "Query A", "Text A.", facet="background")
+    b = Project("qb", "Query B", "Text B.")
+    rt = ScriptedRuntime(judge_script({}))
+    question = "Which project do its references duplicate more, A or B?"
+    asyncio.run(feedback_pair(session_for(rt, question), (a, REFS), (b, REFS), FeedbackOptions()))
+    stated = [("by the project's background only" in text(c), c.agent[0]) for c in rt.calls]
+    assert len(stated) == 8 and all(said == (side == "A") for said, side in stated)

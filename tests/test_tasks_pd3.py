@@ -527,7 +527,8 @@ def test_pair_sample_shape() -> None:
     assert sample.input == data.PAIR_PROMPT.format(a=f'"{titles[0]}"', b=f'"{titles[1]}"')
     meta = sample.metadata
     assert meta["votes"] == [1, 2]
-    assert list(meta["a"]) == ["query_id", "query", "refs", "grades", "level"]
+    assert list(meta["a"]) == ["query_id", "facet", "query", "refs", "grades", "level"]
+    assert (meta["a"]["facet"], meta["b"]["facet"]) == (q2.facet, q1.facet)  # stated in the prompts
     assert meta["a"]["query_id"] == q2.query_id and meta["b"]["query_id"] == q1.query_id
     assert meta["a"]["query"] == bench.corpus[q2.query_id].record()
     assert [r["id"] for r in meta["a"]["refs"]] == list(q2.gold_ids)

@@ -29,13 +29,16 @@ from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime
 
 
-def project_of(value: Any, where: str) -> Project:
-    """A project of the sample's metadata: an object with text fields id, title and text."""
+def project_of(value: Any, where: str, facet: Any = None) -> Project:
+    """A project of the sample's metadata: an object with text fields id, title and text; a
+    query's `facet` (a text, where the sample gives one)."""
     if not isinstance(value, Mapping) or not all(
         isinstance(value.get(k), str) for k in ("id", "title", "text")
     ):
         raise ValueError(f"{where} must be an object with text fields 'id', 'title' and 'text'")
-    return Project(value["id"], value["title"], value["text"])
+    if facet is not None and not isinstance(facet, str):
+        raise ValueError(f"{where}: its facet must be a text, got {facet!r:.80}")
+    return Project(value["id"], value["title"], value["text"], facet)
 
 
 def projects_of(value: Any, where: str) -> list[Project]:
@@ -48,7 +51,7 @@ def retrieval_of(state: TaskState) -> Retrieval:
     """The query and its candidates, from the sample's metadata (the project_dedup shape)."""
     where = f"sample {state.sample_id}: metadata"
     meta = state.metadata
-    query = project_of(meta.get("query"), f"{where} 'query'")
+    query = project_of(meta.get("query"), f"{where} 'query'", meta.get("facet"))
     return Retrieval(query, tuple(projects_of(meta.get("candidates"), f"{where} 'candidates'")))
 
 
@@ -60,7 +63,7 @@ def side_of(state: TaskState, key: str) -> Side:
             f"{where} is missing: pd3_feedback compares two projects' references (metadata 'a' "
             "and 'b', each with 'query' and 'refs', as project_dup_pairs gives them)"
         )
-    return project_of(side.get("query"), f"{where}.query"), projects_of(
+    return project_of(side.get("query"), f"{where}.query", side.get("facet")), projects_of(
         side.get("refs"), f"{where}.refs"
     )
 

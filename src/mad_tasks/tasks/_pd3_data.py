@@ -576,6 +576,7 @@ def _side(bench: Bench, query: Query, level_: int) -> dict[str, Any]:
     assert query.grades is not None  # `level` has checked
     return {
         "query_id": query.query_id,
+        **({"facet": query.facet} if query.facet is not None else {}),
         "query": bench.corpus[query.query_id].record(),
         "refs": [bench.corpus[g].record() for g in query.gold_ids],
         "grades": {g: query.grades[g] for g in query.gold_ids},

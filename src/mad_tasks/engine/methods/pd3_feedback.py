@@ -68,7 +68,8 @@ async def feedback(
         if cut:
             cuts.append(Cut(r.id, len(full_text(r)), len(ref)))
     ids = tuple(r.id for r in references)
-    opening = prompts.feedback_opening(question, view, refs, opts.domain)
+    facet = query.facet if query is not None else None
+    opening = prompts.feedback_opening(question, view, refs, opts.domain, facet)
     conclusion = None
     if opts.conclusion:
         async with rt.span("conclusion"):

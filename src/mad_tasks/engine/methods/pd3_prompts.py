@@ -81,12 +81,25 @@ def question_view(question: Question, tokens: int) -> tuple[Question, int, int]:
 # -- the retrieval prompts -------------------------------------------------------------------------
 
 
-def opening(question: Question, domain: str, criteria: str) -> Content:
-    """What every retrieval call of a query opens with: the task, the criteria, the query."""
+def facet_line(facet: str | None) -> str:
+    """The respect in which relevance is judged, where the benchmark judged it in one (CSFCube
+    grades a query per facet: the same paper asked under two facets has different gold)."""
+    if not facet:
+        return ""
+    named = " and ".join(f.strip() for f in facet.split("+") if f.strip())
+    return (
+        f"Judge relevance by the project's {named} only: a candidate is as relevant as it "
+        f"overlaps with the project under detection in its {named}.\n\n"
+    )
+
+
+def opening(question: Question, domain: str, criteria: str, facet: str | None = None) -> Content:
+    """What every retrieval call of a query opens with: the task, the criteria (and the facet
+    relevance is judged by, where known), the query."""
     return compose(
         f"A panel of experts checks whether a new project duplicates earlier {domain}. The new "
         "project is the project under detection; candidate projects were retrieved for it from "
-        f"the earlier ones.\n\nDetection criteria: {criteria.strip()}\n\n"
+        f"the earlier ones.\n\nDetection criteria: {criteria.strip()}\n\n{facet_line(facet)}"
         "The project under detection:\n",
         question,
         "\n\n",
@@ -193,7 +206,11 @@ def reminder(k: int) -> str:
 
 
 def feedback_opening(
-    question: Question, project: str | None, references: Sequence[str], domain: str
+    question: Question,
+    project: str | None,
+    references: Sequence[str],
+    domain: str,
+    facet: str | None = None,
 ) -> Content:
     """What every feedback call of a query opens with: the project under detection (the sample's
     question; or, when a project's view is given, the question as context only, since the judges
@@ -210,7 +227,7 @@ def feedback_opening(
     shown = "\n\n".join(f"Reference {i}: {view}" for i, view in enumerate(references, 1))
     return compose(
         f"A new project, the project under detection, is checked for duplication of earlier "
-        f"{domain}.\n\n",
+        f"{domain}.\n\n{facet_line(facet)}",
         *subject,
         f"\n\nThe {len(references)} earlier projects found most relevant to it (the "
         f"references):\n\n{shown}\n\n",

@@ -87,7 +87,7 @@ def prepare_query(
         if cut:
             cuts.append(Cut(c.id, len(full_text(c)), len(views[c.id])))
     return Query(
-        opening=prompts.opening(question, opts.domain, opts.criteria),
+        opening=prompts.opening(question, opts.domain, opts.criteria, query.facet),
         labels=labels(ids, seed),
         views=views,
         order=tuple(ids),

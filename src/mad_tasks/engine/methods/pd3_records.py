@@ -23,6 +23,9 @@ class Project:
     id: str
     title: str
     text: str
+    # the respect in which a query's relevance was judged (CSFCube's facets: background, method,
+    # result; several joined by "+"), stated in every prompt that presents the query; None: unknown
+    facet: str | None = None
 
 
 @dataclass(frozen=True)
