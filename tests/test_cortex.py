@@ -668,3 +668,19 @@ def test_the_regeneration_prompt_is_the_papers_unless_scrutiny_is_asked() -> Non
     assert "rather than trusting" not in paper
     assert "check their reasoning rather than trusting it, then answer" in ours
     assert CortexOptions().record()["scrutiny"] is False
+
+
+async def test_trust_individual_weighs_edges_by_credibility_and_reliability_alone() -> None:
+    """Table 2's "MDM w/o I and S": W = C·R (C = 1 here), so every tail keeps the heads whose
+    reliability is at least its row's mean, whatever their similarity; the pruning rule and the
+    trust terms are in the record and the graph event."""
+    rt, result = await run(script(disagree(), golden_confidences()), trust="individual")
+    [graph] = recorded(result)["graphs"]
+    R = [0.8, 0.6, 0.45, 0.3]
+    for i, row in enumerate(graph["W"]):  # head i's weight to every tail: C·R_i
+        assert row == [None if j == i else pytest.approx(R[i]) for j in range(4)]
+    assert result.options["trust"] == "individual" and result.options["pruning"] == "mean"
+    [(_, text)] = [(t, d) for t, d in rt.infos if t == "graph 2"]
+    assert "pruning `mean`, trust `individual`" in text
+    _, top = await run(script(disagree(), golden_confidences()), pruning="top3")
+    assert all(len(h) == 3 for h in recorded(top)["graphs"][0]["heads"].values())

@@ -367,3 +367,21 @@ def test_a_huge_confidence_never_raises() -> None:
     assert parse_confidence(f"Confidence: 85/{huge}") == 0.0
     assert parse_confidence(f"Confidence: 0.{huge}") == pytest.approx(1.0)
     assert parse_confidence(f"Confidence: {huge}/{huge}") is None  # inf/inf: no value, never NaN
+
+
+def test_table_9s_pruning_rules_keep_what_they_say() -> None:
+    """Tail 0 reads heads 1-4 weighing 4, 3, 2, 1 (mean 2.5, median 2.5): AAT and AMT keep 1 and
+    2; Top-3 keeps 1, 2, 3; Bot-3 drops the three lightest, keeping 1."""
+    nan = math.nan
+    W = [[nan, 0, 0, 0, 0], [4.0, nan, 1, 1, 1], [3.0, 1, nan, 1, 1], [2.0, 1, 1, nan, 1],
+         [1.0, 1, 1, 1, nan]]  # fmt: skip
+    kept = {rule: rules.heads(rules.prune(W, rule), 0) for rule in rules.PRUNINGS}
+    assert kept == {"mean": [1, 2], "median": [1, 2], "top3": [1, 2, 3], "bottom3": [1]}
+    # the median differs from the mean when one weight is far above the rest
+    W[1][0] = 100.0
+    assert rules.heads(rules.prune(W, "mean"), 0) == [1]
+    assert rules.heads(rules.prune(W, "median"), 0) == [1, 2]
+    # ties rank the lower agent first; Bot-3 of a three-head tail keeps its heaviest
+    three = [[nan, 1.0, 1.0, 1.0], [1.0, nan, 1.0, 1.0], [1.0, 1.0, nan, 1.0], [1.0, 1.0, 1.0, nan]]
+    assert rules.heads(rules.prune(three, "bottom3"), 3) == [0]
+    assert rules.heads(rules.prune(three, "top3"), 3) == [0, 1, 2]

@@ -188,6 +188,18 @@ class CortexOptions(Answering):
         "other: the fully connected ablation and cost baseline).",
         _choice(TOPOLOGIES),
     )
+    pruning: str = option(
+        "mean",
+        "which heads a tail keeps (topology mdm): mean (Eq. 11, at or above the row's mean), or "
+        "Table 9's median, top3 (the three heaviest) or bottom3 (all but the three lightest).",
+        _choice(rules.PRUNINGS),
+    )
+    trust: str = option(
+        "full",
+        "the edge weight: full (Eq. 9, C·R·I/S) or individual (C·R only: Table 2's MDM without "
+        "its intimacy and self-orientation terms).",
+        _choice(rules.TRUSTS),
+    )
     embedder: str = embedder_option(
         "similarity for the intimacy term: hashing (offline), openai[/<model>] (the paper: "
         "openai/text-embedding-3-large) or sentence-transformers[/<model>]."
@@ -464,9 +476,15 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 I = [[1.0 - s for s in row] for row in sim]
                 smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
                 S = rules.self_orientation(d, n, P[opts.participation], smoothing)
-                W = rules.edge_weights(C, R, I, S)
+                # Table 2's "MDM w/o I and S": the individual terms alone (C·R)
+                alone = opts.trust == "individual"
+                W = rules.edge_weights(
+                    C, R, [[1.0] * n] * n if alone else I, [1.0] * n if alone else S
+                )
                 # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
-                keep = rules.prune(W) if opts.topology == "mdm" else rules.full_mesh(n)
+                keep = (
+                    rules.prune(W, opts.pruning) if opts.topology == "mdm" else rules.full_mesh(n)
+                )
                 P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
                 graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
                 graphs.append(graph)
@@ -621,8 +639,8 @@ def _graph_markdown(
     n = len(names)
     if opts.topology == "mdm":
         topology = (
-            "Topology `mdm`: each agent reads only the peers whose weight in its row is at "
-            "least the row's mean."
+            f"Topology `mdm`, pruning `{opts.pruning}`, trust `{opts.trust}`: each agent reads "
+            "the peers marked * in its row."
         )
     else:
         topology = (

@@ -7,6 +7,7 @@ numbers are the paper's; A1–A12 are the resolutions in research/seed-001-corte
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -17,6 +18,11 @@ Matrix = list[list[float]]
 
 RECALIBRATION = (0.8, 0.6, 0.3)
 PARTICIPATION = ("in", "out")
+# Eq. 11's pruning (each tail keeps the heads at or above its mean: AAT) and Table 9's others: at
+# or above the median (AMT), the three heaviest (Top-3), all but the three lightest (Bot-3)
+PRUNINGS = ("mean", "median", "top3", "bottom3")
+# Eq. 9's trust (C·R·I/S), or its individual terms only (C·R: Table 2's "MDM w/o I and S")
+TRUSTS = ("full", "individual")
 TIE_BREAKS = ("lowest_agent_index", "none")
 
 
@@ -74,23 +80,33 @@ def tail_means(W: Matrix) -> list[float]:
     return [sum(W[i][j] for i in range(n) if i != j) / (n - 1) for j in range(n)]
 
 
-def prune(W: Matrix) -> list[list[bool]]:
-    """Eqs. 11-12: tail j keeps head i when W[i][j] >= the mean of j's incoming weights.
+def prune(W: Matrix, rule: str = "mean") -> list[list[bool]]:
+    """Eqs. 11-12: tail j keeps head i when W[i][j] >= the mean of j's incoming weights; Table
+    9's alternatives with `rule` (`PRUNINGS`).
 
-    The comparison allows a relative 1e-12 for rounding (A4), so equal weights keep every edge and
-    every tail keeps at least one head (its maximum is never below its mean). Infinite weights
-    (literal S) make an infinite mean: then exactly the infinite edges are kept.
+    A threshold allows a relative 1e-12 for rounding (A4), so equal weights keep every edge and
+    every tail keeps at least one head (its maximum is never below its mean or median). Infinite
+    weights (literal S) make an infinite threshold: then exactly the infinite edges are kept.
+    Top-3 and Bot-3 rank a tail's heads by weight, the lower agent index first among equals;
+    Bot-3 keeps at least the heaviest head.
     """
     n = len(W)
     keep = [[False] * n for _ in range(n)]
-    for j, mean in enumerate(tail_means(W)):
-        for i in range(n):
-            if i == j:
-                continue
-            if math.isinf(mean):
+    for j in range(n):
+        incoming = [i for i in range(n) if i != j]
+        if rule in ("top3", "bottom3"):
+            ranked = sorted(incoming, key=lambda i: (-W[i][j], i))
+            kept = ranked[:3] if rule == "top3" else ranked[: max(1, len(ranked) - 3)]
+            for i in kept:
+                keep[i][j] = True
+            continue
+        values = [W[i][j] for i in incoming]
+        threshold = statistics.median(values) if rule == "median" else sum(values) / len(values)
+        for i in incoming:
+            if math.isinf(threshold):
                 keep[i][j] = math.isinf(W[i][j])
             else:
-                keep[i][j] = W[i][j] >= mean - 1e-12 * max(1.0, abs(mean))
+                keep[i][j] = W[i][j] >= threshold - 1e-12 * max(1.0, abs(threshold))
     return keep
 
 
