@@ -57,6 +57,7 @@ from mad_tasks.solvers import (
     consensus,
     cortex,
     cot,
+    dense,
     du_debate,
     group_debate,
     listwise,
@@ -67,6 +68,7 @@ from mad_tasks.solvers import (
     pd3,
     pd3_feedback,
     peer_review,
+    random_k,
     reconcile,
     samre,
     self_consistency,
@@ -446,6 +448,11 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     **{s.__name__: (s, PD3) for s in (pd3, llm_voting)},
     "listwise": (listwise, LISTWISE),
     "bm25": (bm25, {"top_k": ints(1, 50)}),
+    "dense": (dense, {"top_k": ints(1, 50), **EMBEDDER}),
+    "random_k": (
+        random_k,
+        {"top_k": ints(1, 50), "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)]},
+    ),
     "pd3_feedback": (pd3_feedback, {"samples": ints(1, 10), "conclusion": bools(), **PROJECTS}),
     "peer_review": (
         peer_review,

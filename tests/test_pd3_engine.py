@@ -24,9 +24,10 @@ from scripted import ScriptedRuntime, recorded, transcript_text
 from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
+from mad_tasks.engine.embeddings import HashingEmbedder
 from mad_tasks.engine.methods import pd3_prompts
 from mad_tasks.engine.methods.pd3 import pd3
-from mad_tasks.engine.methods.pd3_baselines import lexical, lexical_top_k, listwise
+from mad_tasks.engine.methods.pd3_baselines import dense, lexical, lexical_top_k, listwise, random_k
 from mad_tasks.engine.methods.pd3_feedback import feedback, feedback_pair, predict
 from mad_tasks.engine.methods.pd3_options import (
     MAX_GROUPS,
@@ -520,6 +521,41 @@ def test_lexical_top_k_ranks_by_bm25_without_a_call() -> None:
     record = record_of(result)
     assert record.variant == "lexical" and record.scores["b"] == record.scores["d"] > 0
     assert record.scores["c"] == 0.0 and rt.info_titles() == ["bm25"]
+
+
+def test_dense_ranks_by_embedding_similarity_without_a_call() -> None:
+    """Table 1's vector-distance rows: cosine of each candidate's embedding to the query's; two
+    identical candidates score alike, far above the unrelated ones."""
+    query = Project("q", "Transformer fault location", "Locating faults in power transformers.")
+    candidates = [
+        Project("a", "Bridge inspection", "Drones inspect bridges."),
+        Project("b", "Transformer faults", "Fault location for power transformers."),
+        Project("c", "Cooking", "Recipes for soup."),
+        Project("d", "Transformer faults", "Fault location for power transformers."),  # = b
+    ]
+    rt = ScriptedRuntime(Script())
+    result = asyncio.run(dense(session_for(rt), query, candidates, 2, HashingEmbedder()))
+    assert rt.calls == [] and result.final == "[RESULT] b, d"
+    record = record_of(result)
+    assert record.variant == "dense" and record.scores["b"] == pytest.approx(record.scores["d"])
+    assert record.scores["b"] > 2 * max(record.scores["a"], record.scores["c"])
+    assert rt.info_titles() == ["dense"]
+
+
+def test_random_k_draws_k_distinct_candidates_seeded_by_the_query() -> None:
+    candidates = [Project(f"c{i}", f"Title {i}", f"Text {i}.") for i in range(30)]
+
+    def draw(query_id: str, seed: int = 0) -> tuple[str, ...]:
+        rt = ScriptedRuntime(Script())
+        result = asyncio.run(
+            random_k(session_for(rt), Project(query_id, "Q", "q"), candidates, 5, seed)
+        )
+        assert rt.calls == [] and record_of(result).variant == "random"
+        return record_of(result).top
+
+    first = draw("q1")
+    assert len(set(first)) == 5 and first == draw("q1")  # a run repeats exactly
+    assert first != draw("q2") and first != draw("q1", seed=1)
 
 
 # -- feedback -----------------------------------------------------------------------------------

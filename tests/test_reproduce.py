@@ -902,17 +902,28 @@ def test_a_column_has_one_number_of_decimals(tmp_path: Path) -> None:
 
 HEADLINES = {
     # ../shared/research/seed-000-pd3.md 4.4 (Table 1), 4.5 (Table 2), 4.6 (Table 7)
-    "seed000_headline": [("BM25 (WF)", "Prec@5", "28.70")],
+    "seed000_headline": [("BM25 (WF)", "Prec@5", "28.70"), ("Random (Random)", "Prec@5", "16.80")],
     "seed000_ablations": [("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05")],
     "seed000_feedback": [("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67")],
+    # the paper's Tables 9-11 (App. A.6)
+    "seed000_table9": [("10", "Prec@5", "42.30"), ("20 (ours)", "K = 5", "3.02")],
+    "seed000_table10": [("3", "Prec@5", "49.33")],
+    "seed000_table11": [("2", "Prec@5", "47.33")],
     # seed-001-cortexdebate.md 4.3 (Table 1), 4.4 (Table 7), 4.6 (Table 8)
     "seed001_table1": [("Ours", "GSM-IC", "79.33±0.22"), ("PRD", "MATH", "51.33±0.89")],
     "seed001_table7": [("Ours", "SQuAD", "11965.81")],
     "seed001_table8": [("Ours", "Score 5", "69.41")],
+    # the paper's Tables 2, 9 and 11
+    "seed001_table2": [("+ MDM (w/o I and S)", "Score", "66.69")],
+    "seed001_table9": [("AMT", "RA", "52.00")],
+    "seed001_table11": [("w/o recalibration", "Average Score", "68.62")],
     # seed-002-d3.md (Tables 1 and 3)
     "seed002_table1": [("Single Judge", "MT-Bench Acc. (%)", "72.5")],
     "seed002_bias": [("Single juror, no persona", "Accuracy (%)", "72.5")],
     "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650")],
+    # the paper's Fig. 4 text (Sec. 5.5) and Table 5
+    "seed002_fig4": [("Budgeted stopping", "Rounds", "2.71")],
+    "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9")],
     # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
     "seed003_headline": [("Tree-of-Debate", "Overall (Task) Factuality", "92.36")],
     # seed-004-voting-consensus.md 6.1 (Fig. 2), Table 1, Table 2, Table 4
@@ -925,6 +936,7 @@ HEADLINES = {
 # plots only; DOWN: its result tables were not readable (down_headline.yaml's notes)
 NO_VALUES = {
     "seed004_challenge",
+    "seed004_figs8_10",
     "seed004_scaling_agents",
     "seed004_scaling_turns",
     "down_headline",

@@ -1,21 +1,24 @@
 """The baselines PD³ is compared with (Bao et al., seed 000): `listwise`, one call choosing the top
-k among all the candidates (the paper's list-wise LLMs), and `bm25`, the lexical floor (BM25 over
-the candidates' texts, no model call)."""
+k among all the candidates (the paper's list-wise LLMs), and the rankings that make no model call:
+`bm25` (the paper's WF row, BM25 over the candidates' texts), `dense` (its VD rows, embedding
+similarity to the query) and `random_k` (its Random row)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Awaitable, Callable, Sequence
 
 from .. import viewer_text
 from ..checks import OptionError
 from ..content import compose
+from ..embeddings import Embedder
 from ..protocols.pd3 import vote
 from ..records import DebateResult
 from ..retrieval import LexicalRetriever
 from ..session import Session
 from ..spec import MethodSpec
 from . import pd3_prompts as prompts
-from .pd3_options import LexicalOptions, ListwiseOptions
+from .pd3_options import DenseOptions, LexicalOptions, ListwiseOptions, RandomOptions
 from .pd3_query import Decider, Retrieval, full_text, prepare_query, query_seed, result_of
 from .pd3_records import Group, PD3Record, Project
 
@@ -62,46 +65,100 @@ def lexical_scores(query: Project, candidates: Sequence[Project]) -> list[float]
     return [by_text.get(t, 0.0) for t in texts]
 
 
-def lexical_top_k(query: Project, candidates: Sequence[Project], k: int) -> tuple[str, ...]:
-    """The k candidates of highest BM25 score (bm25s, as Tree-of-Debate's retriever: lower-cased
-    words, English stop words), ties in the candidates' order."""
-    scores = lexical_scores(query, candidates)
+def dense_run(
+    o: DenseOptions, embedder: Embedder
+) -> Callable[[Session, Retrieval], Awaitable[DebateResult]]:
+    """The dense baseline with its embedder loaded (before any sample)."""
+    return lambda s, r: dense(s, r.query, r.candidates, o.top_k, embedder)
+
+
+def top_ids(candidates: Sequence[Project], scores: Sequence[float], k: int) -> tuple[str, ...]:
+    """The ids of the k candidates of highest score, ties in the candidates' order."""
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return tuple(candidates[i].id for i in order[:k])
 
 
-async def lexical(
-    session: Session, query: Project, candidates: Sequence[Project], k: int
+def lexical_top_k(query: Project, candidates: Sequence[Project], k: int) -> tuple[str, ...]:
+    """The k candidates of highest BM25 score (bm25s, as Tree-of-Debate's retriever: lower-cased
+    words, English stop words), ties in the candidates' order."""
+    return top_ids(candidates, lexical_scores(query, candidates), k)
+
+
+def ranked(
+    session: Session,
+    variant: str,
+    title: str,
+    candidates: Sequence[Project],
+    scores: Sequence[float],
+    query: Project,
+    k: int,
+    how: str,
+    seed: int = 0,
 ) -> DebateResult:
-    """The lexical floor: `lexical_top_k`, no model call."""
+    """A ranking that makes no model call: the k candidates of highest score, ties in the
+    preliminary order, with a table of every score for the viewer (under `title`, the method's
+    name; `variant` names it in the record)."""
     if not 1 <= k <= len(candidates):
         raise OptionError(
             "top_k", k, f"an integer from 1 to the number of candidates ({len(candidates)})"
         )
-    scores = lexical_scores(query, candidates)
-    top = lexical_top_k(query, candidates, k)
+    top = top_ids(candidates, scores, k)
     place = {c: i for i, c in enumerate(top, 1)}
     rows = [
         (c.id, i, f"{s:.3f}", place.get(c.id, ""))
         for i, (c, s) in enumerate(zip(candidates, scores), 1)
     ]
     session.runtime.info(
-        "bm25",
-        f"**BM25** (no model call)\n\n"
+        title,
+        f"**{title}** (no model call)\n\n"
         f"{viewer_text.table(['id', 'prelim', 'score', 'chosen'], rows, right={1, 2, 3})}\n\n"
-        "score: BM25 of the candidate's title and text against the query's; ties go to the "
-        "preliminary order.",
+        f"score: {how}; ties go to the preliminary order.",
     )
     record = PD3Record(
-        variant="lexical",
+        variant=variant,
         query=query.id,
         k=k,
-        seed=0,
+        seed=seed,
         order=tuple(c.id for c in candidates),
         top=top,
         scores={c.id: s for c, s in zip(candidates, scores)},
     )
-    return result_of(session, "lexical", record, [], {"top_k": k})
+    return result_of(session, variant, record, [], {"top_k": k})
+
+
+async def lexical(
+    session: Session, query: Project, candidates: Sequence[Project], k: int
+) -> DebateResult:
+    """The lexical floor: the BM25 ranking of `lexical_top_k`, no model call."""
+    how = "BM25 of the candidate's title and text against the query's"
+    scores = lexical_scores(query, candidates)
+    return ranked(session, "lexical", "bm25", candidates, scores, query, k, how)
+
+
+async def dense(
+    session: Session,
+    query: Project,
+    candidates: Sequence[Project],
+    k: int,
+    embedder: Embedder,
+) -> DebateResult:
+    """The vector-distance baseline: cosine similarity of each candidate's embedding (title and
+    text) to the query's, no model call."""
+    vectors = await embedder.embed([full_text(query), *(full_text(c) for c in candidates)])
+    scores = [float(v) for v in vectors[1:] @ vectors[0]]
+    how = f"cosine similarity of the candidate's {embedder.name} embedding to the query's"
+    return ranked(session, "dense", "dense", candidates, scores, query, k, how)
+
+
+async def random_k(
+    session: Session, query: Project, candidates: Sequence[Project], k: int, seed: int
+) -> DebateResult:
+    """The random floor: a uniform draw, seeded by the option's seed and the query's id."""
+    drawn = query_seed(seed, query.id)
+    rng = random.Random(drawn)
+    scores = [rng.random() for _ in candidates]
+    how = "a uniform random draw (seeded by the query)"
+    return ranked(session, "random", "random_k", candidates, scores, query, k, how, drawn)
 
 
 SPECS = (
@@ -118,6 +175,23 @@ SPECS = (
         "The lexical floor: the top k candidates by BM25 against the query, no model call.",
         LexicalOptions,
         lambda o, setup: lambda s, r: lexical(s, r.query, r.candidates, o.top_k),
+        reads=Retrieval,
+        roles=lambda o: (),
+    ),
+    MethodSpec(
+        "dense",
+        "The vector-distance baseline: the top k candidates by embedding similarity to the "
+        "query, no model call.",
+        DenseOptions,
+        lambda o, setup: dense_run(o, setup.embedder(o.embedder)),
+        reads=Retrieval,
+        roles=lambda o: (),
+    ),
+    MethodSpec(
+        "random_k",
+        "The random floor: top k candidates drawn at random, seeded by the query, no model call.",
+        RandomOptions,
+        lambda o, setup: lambda s, r: random_k(s, r.query, r.candidates, o.top_k, o.seed),
         reads=Retrieval,
         roles=lambda o: (),
     ),

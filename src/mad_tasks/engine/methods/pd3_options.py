@@ -9,7 +9,15 @@ import math
 from dataclasses import dataclass
 
 from ..checks import OptionError, boolean, integer, one_of, text
-from ..options import MAX_AGENTS, MAX_RETRIES, MAX_ROUNDS, Generation, Options, option
+from ..options import (
+    MAX_AGENTS,
+    MAX_RETRIES,
+    MAX_ROUNDS,
+    Generation,
+    Options,
+    embedder_option,
+    option,
+)
 from ..protocols.pd3 import GROUPINGS, LABEL_NUMBERS
 from . import pd3_prompts as prompts
 
@@ -93,12 +101,32 @@ class ListwiseOptions(ProjectOptions):
 
 @dataclass(frozen=True)
 class LexicalOptions(Options):
-    """The lexical floor's one option (it makes no model call)."""
+    """The option of a ranking that makes no model call (BM25, embeddings, a random draw)."""
 
     top_k: int = option(
         5,
-        "how many candidates BM25 returns (paper: K = 5).",
+        "how many candidates it returns (paper: K = 5).",
         lambda name, v: integer(name, v, 1, MAX_TOP_K),
+    )
+
+
+@dataclass(frozen=True)
+class DenseOptions(LexicalOptions):
+    """The vector-distance baseline: candidates ranked by embedding similarity to the query."""
+
+    embedder: str = embedder_option(
+        "the embedding model: hashing (offline), sentence-transformers/<model> (the paper's "
+        "gte-Qwen2-1.5B-instruct: sentence-transformers/Alibaba-NLP/gte-Qwen2-1.5B-instruct) or "
+        "openai[/<model>]."
+    )
+
+
+@dataclass(frozen=True)
+class RandomOptions(LexicalOptions):
+    """The random floor: top_k candidates drawn at random, seeded by the query."""
+
+    seed: int = option(
+        0, "the draw's seed (mixed with the query's id).", lambda n, v: integer(n, v, None)
     )
 
 
