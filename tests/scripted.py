@@ -45,6 +45,11 @@ COMPARERS = set(CATALOGUE.reading(PaperPair))
 # `pd3_feedback` compares two queries' references (metadata `a`, `b`, `votes`)
 RETRIEVERS = set(CATALOGUE.reading(Retrieval))
 PAIRED = set(CATALOGUE.reading(SidePair))
+# the solvers that call a model: a method with no model roles (bm25, dense, random_k) calls none
+CALLING = [
+    name for name, spec in ((n, CATALOGUE.get(n)) for n in SOLVERS)
+    if spec is None or spec.roles(spec.options(**spec.preset))
+]  # fmt: skip
 
 
 def project(i: int) -> dict[str, str]:

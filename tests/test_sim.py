@@ -199,8 +199,8 @@ def test_a_reworded_judge_debate_gets_the_same_verdicts(run, monkeypatch) -> Non
     before = run(judged, solver=solver, model="madsim/x", model_args=perfect)
     monkeypatch.setattr(d3, "advocate_prompt", lambda pair, side, *a, **k: f"Defend {pair.a}")
     monkeypatch.setattr(d3, "merge_prompt", lambda pair, side, defences, words: "Merge.")
-    monkeypatch.setattr(d3, "judge_prompt", lambda pair, a, b, progress="": f"Judge {a} {b}")
-    monkeypatch.setattr(d3, "juror_prompt", lambda persona, transcript: f"Vote, {persona}.")
+    monkeypatch.setattr(d3, "judge_prompt", lambda pair, a, b, progress="", **_: f"Judge {a} {b}")
+    monkeypatch.setattr(d3, "juror_prompt", lambda persona, transcript, *_: f"Vote, {persona}.")
     after = run(judged, solver=solver, model="madsim/x", model_args=perfect)
     assert outcome(after, "juror") == outcome(before, "juror")
     verdicts = [final for final, _ in outcome(after).values()]

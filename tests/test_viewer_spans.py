@@ -22,7 +22,7 @@ from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
-from scripted import COMPARERS, JUDGES, PAIRED, PAPERS, RETRIEVERS, SOLVERS, shaped
+from scripted import CALLING, COMPARERS, JUDGES, PAIRED, PAPERS, RETRIEVERS, SOLVERS, shaped
 
 from mad_tasks.inspect_runtime import InspectRuntime, current_call
 from mad_tasks.models.sim import SimulatedModel
@@ -142,7 +142,7 @@ def check_tree(sample: EvalSample) -> dict[str, list[ModelEvent]]:
     return by_span
 
 
-@pytest.mark.parametrize("name", [n for n in SOLVERS if n != "bm25"])  # bm25: no call
+@pytest.mark.parametrize("name", CALLING)
 def test_every_call_sits_in_its_agents_span(run, name: str) -> None:
     check_tree(run_solver(run, name))
 

@@ -31,7 +31,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Solver
-from scripted import JUDGES, SOLVERS, prefix_share, serialized, shaped
+from scripted import CALLING, JUDGES, SOLVERS, prefix_share, serialized, shaped
 
 from mad_tasks.solvers import du_debate
 
@@ -43,8 +43,6 @@ PNG = (
 WAV = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 BEFORE, AFTER = "Look at this picture.", "Is the square red?"
 
-# bm25 makes no model call: nothing to carry
-CALLING = [name for name in SOLVERS if name != "bm25"]
 ANSWERING = {name: f for name, f in SOLVERS.items() if name not in JUDGES}
 MEDIA = {"image": ContentImage(image=PNG), "audio": ContentAudio(audio=WAV, format="wav")}
 
