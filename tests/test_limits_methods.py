@@ -112,8 +112,8 @@ def test_a_time_limit_ends_the_debate_not_the_sample(run, priced, method) -> Non
     assert sample.total_time is not None
     limit = max(1, int(sample.total_time / 2))
     log, cut = one(run, method, model, time_limit=limit)
+    # Inspect's own deadline would set `cut.limit`: the debate stopped before it (checked there)
     assert_decided_from_what_was_complete(log, cut, method, "time", full)
-    assert cut.total_time is not None and cut.total_time < limit  # cut before Inspect's deadline
 
 
 @pytest.mark.parametrize(
