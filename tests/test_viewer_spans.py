@@ -231,11 +231,11 @@ def test_a_sample_time_limit_stops_concurrent_calls(run) -> None:
         model_args={"latency": 30.0},
     )
     [sample] = log.samples or []
+    # Inspect's own deadline would have set `limit` and left the sample unscored
     assert sample.error is None and sample.limit is None
     stopped = sample.store["mad_tasks:debate"]["stopped"]
     assert (stopped["kind"], stopped["where"]) == ("time", "round 1")
     assert sample.output.completion == ""  # no round finished: no answer
-    assert sample.total_time is not None and sample.total_time < 1
 
 
 def test_a_message_and_its_extraction_share_the_agents_span(run) -> None:
