@@ -27,7 +27,15 @@ from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
 from mad_tasks.engine.methods import pd3_prompts
 from mad_tasks.engine.methods.pd3 import pd3
-from mad_tasks.engine.methods.pd3_baselines import dense, lexical, lexical_top_k, listwise, random_k
+from mad_tasks.engine.methods.pd3_baselines import (
+    dense,
+    lexical,
+    lexical_top_k,
+    listwise,
+    pointwise,
+    random_k,
+    rouge,
+)
 from mad_tasks.engine.methods.pd3_feedback import feedback, feedback_pair, predict
 from mad_tasks.engine.methods.pd3_options import (
     MAX_GROUPS,
@@ -35,6 +43,7 @@ from mad_tasks.engine.methods.pd3_options import (
     FeedbackOptions,
     ListwiseOptions,
     PD3Options,
+    PointwiseOptions,
 )
 from mad_tasks.engine.methods.pd3_prompts import project_view
 from mad_tasks.engine.methods.pd3_query import result_line
@@ -540,6 +549,52 @@ def test_dense_ranks_by_embedding_similarity_without_a_call() -> None:
     assert record.variant == "dense" and record.scores["b"] == pytest.approx(record.scores["d"])
     assert record.scores["b"] > 2 * max(record.scores["a"], record.scores["c"])
     assert rt.info_titles() == ["dense"]
+
+
+def test_rouge_l_ranks_by_the_longest_common_subsequence_without_a_call() -> None:
+    """Table 1's ROUGE-L row: F1 of the LCS of words, so word order counts where BM25's bag of
+    words does not."""
+    query = Project("q", "", "fault location in power transformers")
+    candidates = [
+        Project("a", "", "transformers power in location fault"),  # the same words reversed
+        Project("b", "", "fault location for the power transformers"),  # 4 of 5 in order
+        Project("c", "", "soup"),
+    ]
+    rt = ScriptedRuntime(Script())
+    result = asyncio.run(rouge(session_for(rt), query, candidates, 2))
+    assert rt.calls == [] and result.final == "[RESULT] b, a"
+    scores = record_of(result).scores
+    assert scores == {"a": pytest.approx(2 / 10), "b": pytest.approx(2 * 4 / 11), "c": 0.0}
+    assert record_of(result).variant == "rouge_l" and rt.info_titles() == ["rouge_l"]
+
+
+def test_pointwise_scores_each_candidate_alone_and_ranks_by_score() -> None:
+    """LLM-as-a-Judge, point-wise: one call per candidate, which sees that candidate and no other;
+    ties go to the preliminary order, and a candidate whose score stays unreadable after the
+    follow-up ranks last, unscored (never guessed)."""
+    given = {IDS[0]: "[RESULT]3", IDS[1]: "[RESULT]9", IDS[2]: "no idea", IDS[3]: "[RESULT]9"}
+
+    def reply(call: Call) -> str:
+        assert isinstance(call.asks, DuplicationRequest)
+        (c,) = call.asks.ids
+        return given.get(c, "[RESULT]1")
+
+    rt = ScriptedRuntime(reply)
+    result = asyncio.run(pointwise(session_for(rt), QUERY, CANDIDATES, PointwiseOptions(top_k=3)))
+    first = [c for c in rt.calls if c.attempt == 0]
+    assert len(first) == len(CANDIDATES) and {c.role for c in rt.calls} == {"judge"}
+    for call in first:
+        (c,) = call.asks.ids
+        shown = text(call)
+        assert call.agent == f"judge {c}" and QUERY.text in shown
+        assert [o.id for o in CANDIDATES if o.text in shown] == [c]  # this candidate alone
+    # only the unreadable reply is asked again, once (retries=1)
+    assert [c.asks.ids for c in rt.calls if c.attempt == 1] == [(IDS[2],)]
+    record = record_of(result)
+    assert record.top == (IDS[1], IDS[3], IDS[0]) and result.final == result_line(record.top)
+    assert record.scores[IDS[2]] is None and record.scores[IDS[1]] == 9.0
+    assert len(result.answers) == len(CANDIDATES) and result.options["top_k"] == 3
+    assert rt.info_titles() == ["pointwise"]
 
 
 def test_random_k_draws_k_distinct_candidates_seeded_by_the_query() -> None:

@@ -1,9 +1,10 @@
 """Retrieval over a text's chunks: the chunks a retriever may return, their ranking into hits
-(`Evidence`), and the offline lexical retriever (BM25). Tree-of-Debate retrieves its papers'
-excerpts with it; PD³'s lexical floor ranks candidates with it."""
+(`Evidence`), the offline lexical retriever (BM25) and ROUGE-L. Tree-of-Debate retrieves its
+papers' excerpts with BM25; PD³'s lexical floors rank candidates with BM25 and ROUGE-L."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -92,3 +93,36 @@ class LexicalRetriever:
         if self._bm25 is not None and terms:
             scores = self._bm25.get_scores(terms).tolist()
         return ranked(self._chunks, self._pool, scores, k)
+
+
+# -- ROUGE-L (Lin 2004): the longest common subsequence of two texts' words -----------------------
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased runs of letters and digits, as ROUGE's tokenizer splits a text."""
+    return _WORD.findall(text.lower())
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest common subsequence of `a` and `b`, bit-parallel (Allison and
+    Dix 1986; Hyyrö 2004): one big-integer step per word of `b`, so two abstracts of a few hundred
+    words take milliseconds where the table of the textbook algorithm takes a second."""
+    match: dict[str, int] = {}
+    for i, word in enumerate(a):
+        match[word] = match.get(word, 0) | (1 << i)
+    ones = (1 << len(a)) - 1
+    v = ones  # a zero bit per matched position of `a`
+    for word in b:
+        u = v & match.get(word, 0)
+        v = ((v + u) | (v - u)) & ones
+    return len(a) - v.bit_count()
+
+
+def rouge_l(a: str, b: str) -> float:
+    """ROUGE-L's F1 of two texts (symmetric): the harmonic mean of the LCS's share of each
+    text's words; 0 when either has none."""
+    x, y = words(a), words(b)
+    common = lcs_length(x, y)
+    return 0.0 if common == 0 else 2 * common / (len(x) + len(y))

@@ -1,24 +1,33 @@
-"""The baselines PD³ is compared with (Bao et al., seed 000): `listwise`, one call choosing the top
-k among all the candidates (the paper's list-wise LLMs), and the rankings that make no model call:
-`bm25` (the paper's WF row, BM25 over the candidates' texts), `dense` (its VD rows, embedding
-similarity to the query) and `random_k` (its Random row)."""
+"""The baselines PD³ is compared with (Bao et al., seed 000, Table 1): `listwise`, one call choosing
+the top k among all the candidates (the paper's list-wise LLMs), `pointwise`, one call scoring each
+candidate (its LLM-as-a-Judge row), and the rankings that make no model call: `bm25` and `rouge_l`
+(its WF rows, over the candidates' texts), `dense` (its VD rows, embedding similarity to the query)
+and `random_k` (its Random row)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 
 from .. import viewer_text
 from ..checks import OptionError
-from ..content import compose
+from ..content import Msg, compose
 from ..embeddings import Embedder
-from ..protocols.pd3 import vote
-from ..records import DebateResult
-from ..retrieval import LexicalRetriever
+from ..protocols.pd3 import read_score, vote
+from ..records import AgentAnswer, DebateResult
+from ..requests import DuplicationRequest
+from ..retrieval import LexicalRetriever, rouge_l
 from ..session import Session
 from ..spec import MethodSpec
 from . import pd3_prompts as prompts
-from .pd3_options import DenseOptions, LexicalOptions, ListwiseOptions, RandomOptions
+from .pd3_options import (
+    DenseOptions,
+    LexicalOptions,
+    ListwiseOptions,
+    PointwiseOptions,
+    RandomOptions,
+)
 from .pd3_query import Decider, Retrieval, full_text, prepare_query, query_seed, result_of
 from .pd3_records import Group, PD3Record, Project
 
@@ -72,9 +81,15 @@ def dense_run(
     return lambda s, r: dense(s, r.query, r.candidates, o.top_k, embedder)
 
 
-def top_ids(candidates: Sequence[Project], scores: Sequence[float], k: int) -> tuple[str, ...]:
-    """The ids of the k candidates of highest score, ties in the candidates' order."""
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+def top_ids(
+    candidates: Sequence[Project], scores: Sequence[float | None], k: int
+) -> tuple[str, ...]:
+    """The ids of the k candidates of highest score, ties in the candidates' order; a candidate
+    without a score ranks below every scored one."""
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i),
+    )
     return tuple(candidates[i].id for i in order[:k])
 
 
@@ -89,15 +104,16 @@ def ranked(
     variant: str,
     title: str,
     candidates: Sequence[Project],
-    scores: Sequence[float],
+    scores: Sequence[float | None],
     query: Project,
     k: int,
     how: str,
     seed: int = 0,
+    answers: Sequence[AgentAnswer] = (),
 ) -> DebateResult:
-    """A ranking that makes no model call: the k candidates of highest score, ties in the
+    """A ranking by one score per candidate: the k candidates of highest score, ties in the
     preliminary order, with a table of every score for the viewer (under `title`, the method's
-    name; `variant` names it in the record)."""
+    name; `variant` names it in the record); `answers`: the replies that gave the scores."""
     if not 1 <= k <= len(candidates):
         raise OptionError(
             "top_k", k, f"an integer from 1 to the number of candidates ({len(candidates)})"
@@ -105,14 +121,16 @@ def ranked(
     top = top_ids(candidates, scores, k)
     place = {c: i for i, c in enumerate(top, 1)}
     rows = [
-        (c.id, i, f"{s:.3f}", place.get(c.id, ""))
+        (c.id, i, "unreadable" if s is None else f"{s:.3f}", place.get(c.id, ""))
         for i, (c, s) in enumerate(zip(candidates, scores), 1)
     ]
+    calls = f"{len(answers)} model calls" if answers else "no model call"
     session.runtime.info(
         title,
-        f"**{title}** (no model call)\n\n"
+        f"**{title}** ({calls})\n\n"
         f"{viewer_text.table(['id', 'prelim', 'score', 'chosen'], rows, right={1, 2, 3})}\n\n"
-        f"score: {how}; ties go to the preliminary order.",
+        f"score: {how}; ties go to the preliminary order"
+        + (", and a candidate without a score ranks last." if answers else "."),
     )
     record = PD3Record(
         variant=variant,
@@ -123,7 +141,7 @@ def ranked(
         top=top,
         scores={c.id: s for c, s in zip(candidates, scores)},
     )
-    return result_of(session, variant, record, [], {"top_k": k})
+    return result_of(session, variant, record, list(answers), {"top_k": k})
 
 
 async def lexical(
@@ -133,6 +151,55 @@ async def lexical(
     how = "BM25 of the candidate's title and text against the query's"
     scores = lexical_scores(query, candidates)
     return ranked(session, "lexical", "bm25", candidates, scores, query, k, how)
+
+
+async def rouge(
+    session: Session, query: Project, candidates: Sequence[Project], k: int
+) -> DebateResult:
+    """The other word-frequency floor: ROUGE-L's F1 of each candidate's title and text against
+    the query's, no model call."""
+    scores = [rouge_l(full_text(query), full_text(c)) for c in candidates]
+    how = "ROUGE-L F1 (longest common subsequence of words) against the query's title and text"
+    return ranked(session, "rouge_l", "rouge_l", candidates, scores, query, k, how)
+
+
+async def pointwise(
+    session: Session, query: Project, candidates: Sequence[Project], opts: PointwiseOptions
+) -> DebateResult:
+    """LLM-as-a-Judge, point-wise (after Zheng et al. 2023): one call per candidate, all at once,
+    scores its relevance to the query from 1 to 10, seeing that candidate alone; a reply without a
+    readable score is asked again (`retries`) and then leaves its candidate unscored, never
+    guessed."""
+    opts.check_candidates(len(candidates))
+    q = prepare_query(session, query, candidates, opts, 0)
+    rt = session.runtime
+    async with rt.span("pointwise"):
+        judged = await rt.gather(
+            *(
+                session.ask(
+                    f"judge {c.id}",
+                    "judge",
+                    [Msg("user", compose(q.opening, prompts.pointwise(q.views[c.id])))],
+                    "score",
+                    0,
+                    read_score,
+                    prompts.SCORE_REMINDER,
+                    opts.retries,
+                    asks=DuplicationRequest((c.id,)),
+                )
+                for c in candidates
+            )
+        )
+    scores = [None if a.value is None else float(a.value) for a in judged]
+    answers = [
+        AgentAnswer(f"judge {c.id}", 1, a.replies[-1], None if a.value is None else str(a.value),
+                    len(a.replies))
+        for c, a in zip(candidates, judged)
+    ]  # fmt: skip
+    how = "a judge's 1-10 relevance of the candidate alone to the query"
+    result = ranked(session, "pointwise", "pointwise", candidates, scores, query, opts.top_k, how,
+                    answers=answers)  # fmt: skip
+    return replace(result, options=opts.record())
 
 
 async def dense(
@@ -171,10 +238,28 @@ SPECS = (
         roles=lambda o: ("senior",),
     ),
     MethodSpec(
+        "pointwise",
+        "LLM-as-a-Judge, point-wise: one call per candidate scores its relevance to the query "
+        "from 1 to 10; the top k by score.",
+        PointwiseOptions,
+        lambda o, setup: lambda s, r: pointwise(s, r.query, r.candidates, o),
+        reads=Retrieval,
+        roles=lambda o: ("judge",),
+    ),
+    MethodSpec(
         "bm25",
         "The lexical floor: the top k candidates by BM25 against the query, no model call.",
         LexicalOptions,
         lambda o, setup: lambda s, r: lexical(s, r.query, r.candidates, o.top_k),
+        reads=Retrieval,
+        roles=lambda o: (),
+    ),
+    MethodSpec(
+        "rouge_l",
+        "The other word-frequency floor: the top k candidates by ROUGE-L F1 against the query, "
+        "no model call.",
+        LexicalOptions,
+        lambda o, setup: lambda s, r: rouge(s, r.query, r.candidates, o.top_k),
         reads=Retrieval,
         roles=lambda o: (),
     ),

@@ -61,13 +61,13 @@ class ProjectOptions(Generation):
 
 
 @dataclass(frozen=True)
-class ListwiseOptions(ProjectOptions):
-    """One decision among the candidates: the criteria, how many, and the seed of the labels."""
+class JudgedOptions(ProjectOptions):
+    """A ranking by a model's judgement: the follow-ups, the criteria and how many."""
 
     retries: int = option(
         1,
-        "follow-ups for a decision without a readable [RESULT] list before it is filled (spec "
-        "A9: once).",
+        "follow-ups for a reply without a readable [RESULT] (a decision's list, a score) before "
+        "it is filled or left unscored (spec A9: once).",
         lambda name, v: integer(name, v, 0, MAX_RETRIES),
     )
     criteria: str = option(
@@ -81,6 +81,24 @@ class ListwiseOptions(ProjectOptions):
         "how many candidates the method returns (paper: K = 5).",
         lambda name, v: integer(name, v, 1, MAX_TOP_K),
     )
+
+    def check_candidates(self, n: int) -> None:
+        """Refuse, before any call, a sample whose `n` candidates the options cannot serve."""
+        if self.top_k > n:
+            raise OptionError(
+                "top_k", self.top_k, f"an integer from 1 to the number of candidates ({n})"
+            )
+
+
+@dataclass(frozen=True)
+class PointwiseOptions(JudgedOptions):
+    """LLM-as-a-Judge, point-wise: one call scores each candidate on its own."""
+
+
+@dataclass(frozen=True)
+class ListwiseOptions(JudgedOptions):
+    """One decision among the candidates, whose labels are drawn from a seed."""
+
     seed: int = option(
         0,
         "seed of the labels, the partition and the random groups, mixed with the query's id.",
@@ -93,10 +111,7 @@ class ListwiseOptions(ProjectOptions):
             raise ValueError(
                 f"a query has {n} candidates; at most {len(LABEL_NUMBERS)} can be labelled"
             )
-        if self.top_k > n:
-            raise OptionError(
-                "top_k", self.top_k, f"an integer from 1 to the number of candidates ({n})"
-            )
+        super().check_candidates(n)
 
 
 @dataclass(frozen=True)

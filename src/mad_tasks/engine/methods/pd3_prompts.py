@@ -197,6 +197,19 @@ def decide(k: int) -> str:
     )
 
 
+POINTWISE = (
+    "Following the detection criteria, score how relevant this one candidate project is to the "
+    "project under detection, from 1 (unrelated) to 10 (the same project). Give your reasons "
+    "briefly first, then the score on a last line in the form [RESULT]<score>, the score an "
+    "integer from 1 to 10."
+)
+
+
+def pointwise(view: str) -> str:
+    """A point-wise judge's ask, after the opening: one candidate, scored on its own."""
+    return f"One candidate project:\n\n{view}\n\n{POINTWISE}"
+
+
 def reminder(k: int) -> str:
     """The follow-up after a decision without a readable `[RESULT]` list."""
     return f"Your reply has no readable [RESULT] list of labels. {_result_line(k)}"

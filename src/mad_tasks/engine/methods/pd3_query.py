@@ -18,7 +18,7 @@ from ..records import AgentAnswer, DebateResult
 from ..requests import PicksRequest
 from ..session import Session
 from . import pd3_prompts as prompts
-from .pd3_options import RESULT, ListwiseOptions
+from .pd3_options import RESULT, JudgedOptions
 from .pd3_prompts import project_view
 from .pd3_records import Cut, Decision, Group, PD3Record, Project
 
@@ -74,7 +74,7 @@ def prepare_query(
     session: Session,
     query: Project,
     candidates: Sequence[Project],
-    opts: ListwiseOptions,
+    opts: JudgedOptions,
     seed: int,
 ) -> Query:
     ids = [c.id for c in candidates]

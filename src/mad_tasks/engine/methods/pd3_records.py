@@ -106,7 +106,8 @@ class PD3Record(MethodRecord):
     top: tuple[str, ...] = ()
     cuts: list[Cut] = field(default_factory=list)  # the candidates cut
     query_cut: Cut | None = None
-    scores: dict[str, float] = field(default_factory=dict)  # lexical: BM25 score per id
+    # a ranking's score per id (BM25, ROUGE-L, a judge's 1-10; None: no readable score)
+    scores: dict[str, float | None] = field(default_factory=dict)
 
     def stats(self) -> dict[str, int | float | None]:
         """What `pd3_stats` reports: groups, calls_per_group (the mean, follow-ups included; None
