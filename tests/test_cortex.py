@@ -684,3 +684,26 @@ async def test_trust_individual_weighs_edges_by_credibility_and_reliability_alon
     assert "pruning `mean`, trust `individual`" in text
     _, top = await run(script(disagree(), golden_confidences()), pruning="top3")
     assert all(len(h) == 3 for h in recorded(top)["graphs"][0]["heads"].values())
+
+
+async def test_trust_self_prunes_by_each_heads_own_confidence_against_the_whole_graph() -> None:
+    """Table 2's self-evaluation (App. E): a head's weight is its own latest recalibrated
+    confidence, and every agent reads the heads at or above the whole graph's mean (here the
+    mean of 0.8, 0.6, 0.45 and 0.3, 0.5375: agents 1 and 2), never itself."""
+    rt, result = await run(script(disagree(), golden_confidences()), trust="self", pruning="global")
+    [graph] = recorded(result)["graphs"]
+    R = [0.8, 0.6, 0.45, 0.3]
+    for i, row in enumerate(graph["W"]):
+        assert row == [None if j == i else pytest.approx(R[i]) for j in range(4)]
+    assert graph["heads"] == {
+        "agent_1": ["agent_2"],
+        "agent_2": ["agent_1"],
+        "agent_3": ["agent_1", "agent_2"],
+        "agent_4": ["agent_1", "agent_2"],
+    }
+    for agent, heads in graph["heads"].items():
+        prompt = last_user(rt.first_call(agent, 2))
+        assert {f"agent_{m.group(1)}" for m in MARKER.finditer(prompt)} == set(heads)
+    assert result.options["trust"] == "self" and result.options["pruning"] == "global"
+    [(_, text)] = [(t, d) for t, d in rt.infos if t == "graph 2"]
+    assert "latest recalibrated confidence (trust self" in text

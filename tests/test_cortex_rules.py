@@ -376,7 +376,10 @@ def test_table_9s_pruning_rules_keep_what_they_say() -> None:
     W = [[nan, 0, 0, 0, 0], [4.0, nan, 1, 1, 1], [3.0, 1, nan, 1, 1], [2.0, 1, 1, nan, 1],
          [1.0, 1, 1, 1, nan]]  # fmt: skip
     kept = {rule: rules.heads(rules.prune(W, rule), 0) for rule in rules.PRUNINGS}
-    assert kept == {"mean": [1, 2], "median": [1, 2], "top3": [1, 2, 3], "bottom3": [1]}
+    # global: the mean of all 20 edges is 1.1
+    assert kept == {
+        "mean": [1, 2], "median": [1, 2], "top3": [1, 2, 3], "bottom3": [1], "global": [1, 2, 3]
+    }  # fmt: skip
     # the median differs from the mean when one weight is far above the rest
     W[1][0] = 100.0
     assert rules.heads(rules.prune(W, "mean"), 0) == [1]
@@ -385,3 +388,18 @@ def test_table_9s_pruning_rules_keep_what_they_say() -> None:
     three = [[nan, 1.0, 1.0, 1.0], [1.0, nan, 1.0, 1.0], [1.0, 1.0, nan, 1.0], [1.0, 1.0, 1.0, nan]]
     assert rules.heads(rules.prune(three, "bottom3"), 3) == [0]
     assert rules.heads(rules.prune(three, "top3"), 3) == [0, 1, 2]
+
+
+def test_global_pruning_keeps_the_edges_at_or_above_the_whole_graphs_mean() -> None:
+    """App. E: one threshold for the whole graph, not one per tail; a tail that no head passes
+    keeps its heaviest head (the lower index among equals)."""
+    nan = math.nan
+    W = [
+        [nan, 0.9, 0.9],  # head 0 passes the mean (0.5) for tails 1 and 2
+        [0.3, nan, 0.3],
+        [0.3, 0.3, nan],
+    ]
+    keep = rules.prune(W, "global")
+    assert [rules.heads(keep, j) for j in range(3)] == [[1], [0], [0]]  # tail 0: heaviest, 1
+    equal = [[nan, 1.0], [1.0, nan]]
+    assert rules.prune(equal, "global") == rules.full_mesh(2)

@@ -410,8 +410,8 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
                     {1: [7e9, 1e12]},
                 )
             ],
-            "pruning": choices("mean", "median", "top3", "bottom3"),
-            "trust": choices("full", "individual"),
+            "pruning": choices("mean", "median", "top3", "bottom3", "global"),
+            "trust": choices("full", "individual", "self"),
             "s_mode": choices("smoothed", "literal"),
             "s_smoothing": positive(),
             "participation": choices("in", "out"),

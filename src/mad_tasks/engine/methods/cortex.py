@@ -32,7 +32,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import viewer_text
 from ..answers import AnswerFormat, FreeText
 from ..checks import OptionError, boolean, integer, number, one_of
 from ..confidence import parse_confidence, without_confidence
@@ -40,12 +39,13 @@ from ..content import Content, Msg, Question, compose
 from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
-from ..records import AgentAnswer, DebateResult, Tally
+from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest
 from ..runtime import Runtime
 from ..session import Problem, Session
 from ..spec import FirstVote, MethodSpec, Run, Setup
 from .cortex_records import (
+    MISSING_CONFIDENCE,
     CallContext,
     CortexRecord,
     Credibility,
@@ -55,6 +55,7 @@ from .cortex_records import (
     Vote,
     context_of,
 )
+from .cortex_viewer import answers_markdown, graph_markdown, vote_markdown
 from .turns import agent_names
 
 if TYPE_CHECKING:
@@ -67,8 +68,6 @@ FREEFORM_VOTES = ("exact", "medoid")
 
 NEIGHBOUR_HEADING = "--- peer ---"
 OWN_HEADING = "--- yours ---"
-MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
-MISSING = "missing"
 
 # -- what the agents read and write -----------------------------------------------------------------
 
@@ -190,14 +189,16 @@ class CortexOptions(Answering):
     )
     pruning: str = option(
         "mean",
-        "which heads a tail keeps (topology mdm): mean (Eq. 11, at or above the row's mean), or "
-        "Table 9's median, top3 (the three heaviest) or bottom3 (all but the three lightest).",
+        "which heads a tail keeps (topology mdm): mean (Eq. 11, at or above the row's mean), "
+        "Table 9's median, top3 (the three heaviest) or bottom3 (all but the three lightest), or "
+        "global (App. E: at or above the whole graph's mean).",
         _choice(rules.PRUNINGS),
     )
     trust: str = option(
         "full",
-        "the edge weight: full (Eq. 9, C·R·I/S) or individual (C·R only: Table 2's MDM without "
-        "its intimacy and self-orientation terms).",
+        "the edge weight: full (Eq. 9, C·R·I/S), individual (C·R only: Table 2's MDM without "
+        "its intimacy and self-orientation terms) or self (the head's own latest confidence: "
+        "Table 2's self-evaluation, with pruning global).",
         _choice(rules.TRUSTS),
     )
     embedder: str = embedder_option(
@@ -442,7 +443,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
         size = PromptSize(initial_chars, initial_chars, 0)
         contexts += call_contexts(session, 1, dict.fromkeys(names, size))
         turns.append([turn(o, []) for o in outputs])
-        rt.info("round 1", _answers_markdown(1, turns[-1], p.fmt, opts))
+        rt.info("round 1", answers_markdown(1, turns[-1], p.fmt, opts))
     replies_by_round = [outputs]
 
     stop = "consensus_round0" if opts.check_round0 and agreed(outputs) else None
@@ -476,11 +477,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 I = [[1.0 - s for s in row] for row in sim]
                 smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
                 S = rules.self_orientation(d, n, P[opts.participation], smoothing)
-                # Table 2's "MDM w/o I and S": the individual terms alone (C·R)
-                alone = opts.trust == "individual"
-                W = rules.edge_weights(
-                    C, R, [[1.0] * n] * n if alone else I, [1.0] * n if alone else S
-                )
+                W = _weights(opts.trust, C, R, I, S, [t.confidence for t in turns[-1]])
                 # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
                 keep = (
                     rules.prune(W, opts.pruning) if opts.topology == "mdm" else rules.full_mesh(n)
@@ -488,7 +485,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
                 graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
                 graphs.append(graph)
-                rt.info(f"graph {now}", _graph_markdown(graph, names, credibility, opts))
+                rt.info(f"graph {now}", graph_markdown(graph, names, credibility, opts))
 
                 # Step 3: every agent answers again from its kept heads' outputs only
                 shown = [_shown(o.text, opts) for o in outputs]
@@ -523,7 +520,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 beyond = initial_chars if p.question.media else None  # see call_contexts
                 contexts += call_contexts(session, now, prompt_sizes, beyond)
                 turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
-                rt.info(f"round {now}", _answers_markdown(now, turns[-1], p.fmt, opts))
+                rt.info(f"round {now}", answers_markdown(now, turns[-1], p.fmt, opts))
         except LimitReached as reached:  # the round in progress is dropped, its graph too
             limit, stop, d = reached, "limit", d - 1
             del graphs[d:]
@@ -539,7 +536,7 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
     final, rule = tally.winner, "majority"
     if opts.freeform_vote == "medoid" and isinstance(p.fmt, FreeText) and tally.counts:
         final, rule = await _medoid(embedder, last, warnings, rt), "medoid"
-    rt.info("vote", _vote_markdown(tally, final, rule, p.fmt, opts))
+    rt.info("vote", vote_markdown(tally, final, rule, p.fmt, opts))
 
     result = DebateResult(
         method="cortex",
@@ -563,6 +560,25 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
         ),
     )
     return stop_at(result, limit, where or f"round {d + 2}", f"the vote of round {d + 1}")
+
+
+def _weights(
+    trust: str,
+    C: Sequence[float],
+    R: Sequence[float],
+    I: Sequence[Sequence[float]],
+    S: Sequence[float],
+    latest: Sequence[float],
+) -> rules.Matrix:
+    """The edge weights under `trust`: Eq. 9's C·R·I/S; Table 2's "MDM w/o I and S", C·R; or its
+    self-evaluation, each head's own latest (recalibrated) confidence."""
+    n = len(C)
+    ones, no_terms = [1.0] * n, [[1.0] * n] * n
+    if trust == "individual":
+        return rules.edge_weights(C, R, no_terms, ones)
+    if trust == "self":
+        return rules.edge_weights(ones, latest, no_terms, ones)
+    return rules.edge_weights(C, R, I, S)
 
 
 def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:
@@ -623,146 +639,6 @@ async def _medoid(
 ) -> str:
     given = [a for a in answers if a is not None]
     return given[rules.medoid(await _similarities(embedder, given, warnings, rt))]
-
-
-# -- what a person reads in the viewer ---------------------------------------------------------------
-
-
-def _f(x: float) -> str:
-    return "∞" if math.isinf(x) else f"{x:.3f}"
-
-
-def _graph_markdown(
-    g: Graph, names: Sequence[str], credibility: Credibility, opts: CortexOptions
-) -> str:
-    """The round's graph with one row per reader, so that a row reads like its `reads` cell."""
-    n = len(names)
-    if opts.topology == "mdm":
-        topology = (
-            f"Topology `mdm`, pruning `{opts.pruning}`, trust `{opts.trust}`: each agent reads "
-            "the peers marked * in its row."
-        )
-    else:
-        topology = (
-            "Topology `full`: every agent reads every other; the weights are computed for "
-            "comparison only."
-        )
-    weights = [
-        ["–" if i == j else _f(g.W[i][j]) + ("*" if g.keep[i][j] else "") for i in range(n)]
-        for j in range(n)
-    ]
-    rows = []
-    for j in range(n):
-        reads = ", ".join(names[i] for i in rules.heads(g.keep, j)) or "–"
-        rows.append([names[j], *weights[j], _f(g.tail_means[j]), reads])
-    w_table = viewer_text.table(
-        ["reader", *names, "mean", "reads"], rows, right=set(range(1, n + 2))
-    )
-    terms = viewer_text.table(
-        ["agent", "C", "R", "S", "P in", "P out"],
-        (
-            [names[i], _f(credibility.C[i]), _f(g.R[i]), _f(g.S[i]),
-             g.participation_in[i], g.participation_out[i]]
-            for i in range(n)
-        ),
-        right={1, 2, 3, 4, 5},
-    )  # fmt: skip
-    c_source = (
-        "from each model's size (Chinchilla fit, Eqs. 3-4)"
-        if credibility.mode == "chinchilla"
-        else "the same for every agent, as not every model's size is known (it cancels out)"
-    )
-    s_rule = (
-        f"+ {opts.s_smoothing:g}, since without it S is 0 in the first debate round"
-        if opts.s_mode == "smoothed"
-        else "+ 0 (literal: a weight over S = 0 is ∞)"
-    )
-    intimacy = viewer_text.table(
-        ["", *names],
-        ([names[i], *("–" if i == j else _f(g.I[i][j]) for j in range(n))] for i in range(n)),
-        right=set(range(1, n + 1)),
-    )
-    return (
-        f"**Round {g.round} debate graph** (the paper's debate round {g.round - 1}): who reads "
-        f"whom in this round. {topology}\n\n"
-        "Trust weights W: a row is a reader, a column a peer it may read; `*` marks the "
-        f"peers it reads (listed under reads).\n\n{w_table}\n\n"
-        "W(peer → reader) = C·R·I/S, every term but I the peer's:\n\n"
-        f"{terms}\n\n"
-        f"C: credibility, {c_source}. R: the mean of its recalibrated confidences over the "
-        f"rounds so far. S: self-orientation, (d − 1)(n − 1) − P {s_rule}, with d the debate "
-        f"round and n the agents: the debates it could have had before this round minus those it "
-        "had, so an agent that kept to itself weighs less. P in / P out: how many peers it has "
-        "read / been read by, this round included; S counts P "
-        f"{opts.participation} as it stood before this round.\n\n"
-        "I: intimacy, 1 − the mean similarity of the two agents' outputs so far (the same both "
-        f"ways), so a peer that says something different weighs more:\n\n{intimacy}"
-    )
-
-
-def _answers_markdown(
-    round: int, turns: Sequence[Turn], fmt: AnswerFormat, opts: CortexOptions
-) -> str:
-    rows = [
-        [
-            t.agent,
-            viewer_text.answer_cell(t.answer, fmt.describe),
-            _f(t.stated_confidence) if t.stated_confidence is not None else MISSING,
-            _f(t.confidence),
-            ", ".join(t.read) or "–",
-        ]
-        for t in turns
-    ]
-    paper = (
-        "the initial answers, the paper's round 0"
-        if round == 1
-        else f"the paper's debate round {round - 1}"
-    )
-    head = ["agent", "answer", "confidence", "recalibrated", "read"]
-    bands = opts.recalibration
-    recalibrated = (
-        f"recalibrated: the confidence in bands (≥ {bands[0]:g} → {bands[0]:g}, "
-        f"≥ {bands[1]:g} → {bands[1]:g}, < {bands[2]:g} → {bands[2]:g}, else as stated)"
-        if bands
-        else "recalibrated: as stated (recalibration=none)"
-    )
-    notes = ["confidence: as the reply states it", recalibrated]
-    if any(t.stated_confidence is None for t in turns):
-        notes.append(f"{MISSING}: no confidence stated, {MISSING_CONFIDENCE:g} used")
-    if any(t.answer is None for t in turns):
-        notes.append(f"{viewer_text.ABSTAINED}: no readable answer")
-    if round > 1:
-        notes.append("read: the peers whose previous answers the agent read")
-    return (
-        f"**Round {round} answers** ({paper})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
-        + "; ".join(notes)
-        + "."
-    )
-
-
-def _vote_markdown(
-    tally: Tally, final: str | None, rule: str, fmt: AnswerFormat, opts: CortexOptions
-) -> str:
-    if rules.all_distinct(tally):
-        why = "no answer: every agent answered differently (no fallback)"
-    elif tally.tie:
-        why = "no answer: a tie, and tie_break=none"
-    else:
-        why = "no answer (all abstained)"
-    tie_rule = (
-        "a tie gives no answer (tie_break=none)"
-        if opts.tie_break == "none"
-        else "a tie goes to the tied answer of the lowest-numbered agent"
-    )
-    table = viewer_text.vote_table(tally, fmt.describe, no_winner=why, tie_rule=tie_rule)
-    table += " If every agent answered differently there is no answer: no fallback."
-    if rule == "medoid" and final is not None:
-        return (
-            f"**Medoid rule** → **{fmt.describe(final)}**: free-text answers, so the answer most "
-            f"similar to the others wins (freeform_vote=medoid), not the majority below.\n\n"
-            f"{table}"
-        )
-    return table
 
 
 def prepare(o: CortexOptions, setup: Setup) -> Run:

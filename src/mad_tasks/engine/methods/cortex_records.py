@@ -15,6 +15,9 @@ from typing import ClassVar
 
 from ..records import MethodRecord
 
+MISSING_CONFIDENCE = 0.5  # A13: a neutral value, flagged in the record
+MISSING = "missing"
+
 
 @dataclass(frozen=True)
 class ModelSize:

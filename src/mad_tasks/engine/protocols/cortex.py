@@ -18,11 +18,13 @@ Matrix = list[list[float]]
 
 RECALIBRATION = (0.8, 0.6, 0.3)
 PARTICIPATION = ("in", "out")
-# Eq. 11's pruning (each tail keeps the heads at or above its mean: AAT) and Table 9's others: at
-# or above the median (AMT), the three heaviest (Top-3), all but the three lightest (Bot-3)
-PRUNINGS = ("mean", "median", "top3", "bottom3")
-# Eq. 9's trust (C·R·I/S), or its individual terms only (C·R: Table 2's "MDM w/o I and S")
-TRUSTS = ("full", "individual")
+# Eq. 11's pruning (each tail keeps the heads at or above its mean: AAT), Table 9's others: at
+# or above the median (AMT), the three heaviest (Top-3), all but the three lightest (Bot-3); and
+# App. E's for Table 2's evaluation strategies: at or above the mean of the whole graph
+PRUNINGS = ("mean", "median", "top3", "bottom3", "global")
+# Eq. 9's trust (C·R·I/S), its individual terms only (C·R: Table 2's "MDM w/o I and S"), or the
+# head's own latest confidence (Table 2's self-evaluation, after RECONCILE)
+TRUSTS = ("full", "individual", "self")
 TIE_BREAKS = ("lowest_agent_index", "none")
 
 
@@ -88,12 +90,21 @@ def prune(W: Matrix, rule: str = "mean") -> list[list[bool]]:
     every tail keeps at least one head (its maximum is never below its mean or median). Infinite
     weights (literal S) make an infinite threshold: then exactly the infinite edges are kept.
     Top-3 and Bot-3 rank a tail's heads by weight, the lower agent index first among equals;
-    Bot-3 keeps at least the heaviest head.
+    Bot-3 keeps at least the heaviest head. `global` (App. E) keeps every edge at or above the
+    mean weight of the whole graph; a tail left with no head keeps its heaviest (ours: App. E
+    does not say, and a tail that read no one would answer alone).
     """
     n = len(W)
     keep = [[False] * n for _ in range(n)]
+    edges = [W[i][j] for i in range(n) for j in range(n) if i != j]
+    graph_mean = sum(edges) / len(edges) if edges else 0.0
     for j in range(n):
         incoming = [i for i in range(n) if i != j]
+        if rule == "global":  # a tail no head passes keeps its heaviest (as Eq. 11's always does)
+            passing = [i for i in incoming if _at_least(W[i][j], graph_mean)]
+            for i in passing or sorted(incoming, key=lambda i: (-W[i][j], i))[:1]:
+                keep[i][j] = True
+            continue
         if rule in ("top3", "bottom3"):
             ranked = sorted(incoming, key=lambda i: (-W[i][j], i))
             kept = ranked[:3] if rule == "top3" else ranked[: max(1, len(ranked) - 3)]
@@ -103,11 +114,16 @@ def prune(W: Matrix, rule: str = "mean") -> list[list[bool]]:
         values = [W[i][j] for i in incoming]
         threshold = statistics.median(values) if rule == "median" else sum(values) / len(values)
         for i in incoming:
-            if math.isinf(threshold):
-                keep[i][j] = math.isinf(W[i][j])
-            else:
-                keep[i][j] = W[i][j] >= threshold - 1e-12 * max(1.0, abs(threshold))
+            keep[i][j] = _at_least(W[i][j], threshold)
     return keep
+
+
+def _at_least(w: float, threshold: float) -> bool:
+    """`w` >= `threshold`, allowing a relative 1e-12 for rounding; an infinite threshold keeps
+    exactly the infinite weights."""
+    if math.isinf(threshold):
+        return math.isinf(w)
+    return w >= threshold - 1e-12 * max(1.0, abs(threshold))
 
 
 def full_mesh(n: int) -> list[list[bool]]:
