@@ -634,6 +634,40 @@ def test_the_stats_and_their_parsing() -> None:
             "columns[0].task",
             "at least one task key",
         ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "average": [{"a": 1}]}]},
+            "rows[0].average",
+            "a list of 2 to 20 mappings",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "average": [{"a": 1}, {"a": 1}]}]},
+            "rows[0].average[1]",
+            "the same options as an earlier variant",
+        ),
+        (
+            {
+                "rows": [
+                    {
+                        "label": "X",
+                        "solver": "cot",
+                        "args": {"a": 0},
+                        "average": [{"a": 1}, {"a": 2}],
+                    }
+                ]
+            },
+            "rows[0].average[0].a",
+            "also set in args",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "average": [{"a": 1}, {"solver": "nope"}]}]},
+            "rows[0].average[1].solver",
+            "unknown solver 'nope'",
+        ),
+        (
+            {"rows": [{"label": "X", "solver": "cot", "average": [{"a": 1}, 3]}]},
+            "rows[0].average[1]",
+            "expected a mapping of options",
+        ),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_file_and_the_field(
@@ -876,6 +910,51 @@ def test_a_column_over_several_tasks_is_their_mean(
         [(75.0,), (50.0,)],
         [None, (50.0,)],  # the Half row does not run every task of Both: n/a
     ]
+
+
+def test_a_row_averaged_over_variants_runs_each_and_scores_their_mean(tmp_path: Path) -> None:
+    """`average`: one eval set per variant (a variant may name another solver), each run's value
+    the mean of the variants' values, as Table 1 of seed 004 averages over protocols."""
+    rows = [
+        {
+            "label": "Both",
+            "solver": "voting",
+            "args": {"agents": 2},
+            "average": [{"protocol": "simple"}, {"solver": "consensus", "protocol": "majority"}],
+        }
+    ]
+    columns = [
+        {"label": "Acc", "task": "sqa", "score": "final_answer", "metric": "accuracy", "scale": 100}
+    ]
+    path = write_experiment(tmp_path, "avg", rows=rows, columns=columns, paper_values={})
+    experiment = load_experiment(path)
+    assert experiment.evals == 2
+    data = {"strategyqa": str(STRATEGYQA)}
+    runs = run_experiment(
+        experiment, "madsim/x", str(tmp_path), data, limit=4, model_args={"accuracy": 0.5},
+        display="none",
+    )  # fmt: skip
+    [run] = runs
+    logs = [read_eval_log(h.location) for h in run.logs]
+    assert sorted((log.eval.solver, log.eval.solver_args_passed["protocol"]) for log in logs) == [
+        ("consensus", "majority"),
+        ("voting", "simple"),
+    ]
+    assert {Path(h.location).parent.name for h in run.logs} == {
+        "protocol=simple",
+        "protocol=majority_solver=consensus",  # the file's keys, as YAML wrote them
+    }
+    accuracy = [
+        100 * statistics.fmean(s.scores["final_answer"].value == "C" for s in log.samples)
+        for log in logs
+    ]
+    assert len(set(accuracy)) == 2  # the variants differ, so the mean is not one of them
+    [row] = measure(experiment, runs, "madsim/x", 4, 1, str(tmp_path), data).rows
+    [cell] = row.cells
+    assert cell is not None and list(cell.runs) == pytest.approx([statistics.fmean(accuracy)])
+    calls = [len(DebateResult.from_dict(s.store["mad_tasks:debate"]).calls)
+             for log in logs for s in log.samples]  # fmt: skip
+    assert row.calls == pytest.approx(statistics.fmean(calls))
 
 
 def test_a_column_has_one_number_of_decimals(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from ..scorers.decision_stats import decision_stats
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 PREFIX = "mad_tasks/"
 MAX_RUNS = 20  # runs multiply every model call of the sweep
+MAX_VARIANTS = 20  # a row's `average` values: each multiplies the row's calls
 MAX_ROUND = 100  # the highest round a per-round statistic may ask for
 # scorer lists of this package that are not one registered scorer
 SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
@@ -69,10 +70,23 @@ class RowSpec:
     solver: str
     args: dict[str, Any]
     tasks: tuple[str, ...]  # the task keys this row runs (all of them unless the file says)
+    # `average`: the row runs once per variant (options added to `args`, `solver` replacing the
+    # row's) and a run's value is the mean over the variants, as a paper averages a method over
+    # its protocols
+    variants: tuple[dict[str, Any], ...] = ({},)
 
     @property
     def folder(self) -> str:
         return folder_name(self.label, "row")
+
+    def variant_folder(self, variant: Mapping[str, Any]) -> str:
+        """The variant's folder inside the row's ("" for a row without variants)."""
+        return folder_name(" ".join(f"{k}={v}" for k, v in variant.items()), "") if variant else ""
+
+    def solver_of(self, variant: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The variant's solver and the options it adds to the row's."""
+        options = {k: v for k, v in variant.items() if k != "solver"}
+        return str(variant.get("solver", self.solver)), options
 
 
 @dataclass(frozen=True)
@@ -116,7 +130,7 @@ class Experiment:
 
     @property
     def evals(self) -> int:
-        return sum(len(row.tasks) for row in self.rows)
+        return sum(len(row.tasks) * len(row.variants) for row in self.rows)
 
 
 class _Reader:
@@ -274,7 +288,7 @@ def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[R
         where = f"rows[{i}]."
         if not isinstance(entry, dict):
             raise r.error(f"rows[{i}]", "expected a mapping with label, solver, args")
-        r.only(entry, "label solver args tasks", where)
+        r.only(entry, "label solver args tasks average", where)
         label = r.text(entry, "label", where)
         solver = r.get(entry, "solver", where, str)
         if _unknown("solver", solver):
@@ -282,12 +296,40 @@ def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[R
         keys = _task_keys(
             r, r.get(entry, "tasks", where, list, list(tasks)), tasks, f"{where}tasks"
         )
-        row = RowSpec(label, solver, r.get(entry, "args", where, dict, {}), tuple(keys))
+        args = r.get(entry, "args", where, dict, {})
+        variants = _variants(r, r.get(entry, "average", where, list, []), args, f"{where}average")
+        row = RowSpec(label, solver, args, tuple(keys), variants)
         for other in rows:
             if row.label == other.label or row.folder == other.folder:
                 raise r.error(f"{where}label", f"{label!r} repeats the row {other.label!r}")
         rows.append(row)
     return tuple(rows)
+
+
+def _variants(
+    r: _Reader, average: list[Any], args: Mapping[str, Any], where: str
+) -> tuple[dict[str, Any], ...]:
+    """A row's variants from `average`: 2 to MAX_VARIANTS mappings of options the row's args
+    leave open (`solver` among them replaces the row's), no two alike."""
+    if not average:
+        return ({},)
+    if not 2 <= len(average) <= MAX_VARIANTS:
+        raise r.error(where, f"expected a list of 2 to {MAX_VARIANTS} mappings of options")
+    seen: set[str] = set()
+    for i, variant in enumerate(average):
+        if not isinstance(variant, dict) or not variant:
+            raise r.error(f"{where}[{i}]", "expected a mapping of options")
+        both = sorted(set(map(str, variant)) & set(args))
+        if both:
+            raise r.error(f"{where}[{i}].{both[0]}", "also set in args: give it in one place")
+        solver = variant.get("solver", "")
+        if "solver" in variant and (not isinstance(solver, str) or _unknown("solver", solver)):
+            raise r.error(f"{where}[{i}].solver", f"unknown solver {solver!r:.60}")
+        shown = json.dumps(variant, sort_keys=True, default=str)
+        if shown in seen:
+            raise r.error(f"{where}[{i}]", "the same options as an earlier variant")
+        seen.add(shown)
+    return tuple({str(k): v for k, v in variant.items()} for variant in average)
 
 
 def _columns(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[ColumnSpec, ...]:

@@ -132,10 +132,12 @@ def measure(
                 cells.append(None)
                 continue
             per_task = [
-                _column_runs(run.row, column, key, logs.get(key), epochs, notes)
+                _column_runs(run.row, column, key, logs.get((key, i)), epochs, notes)
                 for key in column.tasks
+                for i in range(len(run.row.variants))
             ]
-            # a run's value: the mean over the column's tasks, none when a task has none
+            # a run's value: the mean over the column's tasks (and the row's variants), none
+            # when one has none
             values = [
                 statistics.fmean(got) * column.scale for got in zip(*per_task) if None not in got
             ]
@@ -158,24 +160,46 @@ def measure(
 
 def _logs_by_key(
     experiment: Experiment, run: RowRun, data: Mapping[str, str], notes: list[str]
-) -> dict[str, EvalLog]:
-    """The row's finished logs, read in full, by task key (matched by task and args)."""
+) -> dict[tuple[str, int], EvalLog]:
+    """The row's finished logs, read in full, by task key and variant (matched by the task and
+    its args, and the variant's options among the solver's)."""
     keys = {
         _identity(PREFIX + e.task, task_args(e, data)): key for key, e in experiment.tasks.items()
     }
-    logs: dict[str, EvalLog] = {}
+    logs: dict[tuple[str, int], EvalLog] = {}
     for header in run.logs:
-        key = keys.get(_identity(header.eval.task, header.eval.task_args_passed or {}))
-        if key is None:
+        task_key = keys.get(_identity(header.eval.task, header.eval.task_args_passed or {}))
+        variant = next(
+            (i for i, v in enumerate(run.row.variants) if _ran(v, header)),
+            None,
+        )
+        if task_key is None or variant is None:
             continue
+        key = (task_key, variant)
         if header.status != "success":
-            notes.append(f"{run.row.label} / {key}: the log is {header.status} ({header.location})")
+            notes.append(
+                f"{run.row.label} / {task_key}: the log is {header.status} ({header.location})"
+            )
             continue
         try:
             logs[key] = read_eval_log(header.location)
         except (OSError, ValueError) as error:  # moved, cut short, or of another Inspect version
-            notes.append(f"{run.row.label} / {key}: cannot read {header.location}: {error!s:.200}")
+            notes.append(
+                f"{run.row.label} / {task_key}: cannot read {header.location}: {error!s:.200}"
+            )
     return logs
+
+
+def _ran(variant: Mapping[str, Any], log: EvalLog) -> bool:
+    """Whether `log` ran the row's variant: the variant's options among its solver's args, and
+    the variant's solver where it names one."""
+    passed = {**(log.eval.solver_args_passed or {}), "solver": log.eval.solver or ""}
+    return all(
+        str(passed.get(k, "")).removeprefix(PREFIX) == str(v).removeprefix(PREFIX)
+        if k == "solver"
+        else k in passed and passed[k] == v
+        for k, v in variant.items()
+    )
 
 
 def _identity(task: str, args: Mapping[str, Any]) -> str:

@@ -90,7 +90,9 @@ def prepare(
     args = {row.label: {**(solver_args or {}), **row.args} for row in experiment.rows}
     for row in experiment.rows:
         try:
-            registry_create("solver", row.solver, **args[row.label])
+            for variant in row.variants:
+                solver, options = row.solver_of(variant)
+                registry_create("solver", solver, **args[row.label], **options)
         except (ValueError, TypeError, LookupError) as error:
             kind = LookupError if isinstance(error, LookupError) else ValueError
             raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
@@ -103,22 +105,27 @@ def row_folder(sweep: Sweep, row: RowSpec, log_dir: str) -> str:
 
 
 def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_args: Any) -> RowRun:
-    """One row's eval set over its tasks in `log_dir/<name>/<row folder>`."""
+    """One row's eval set over its tasks in `log_dir/<name>/<row folder>`; a row with variants
+    one per variant, in a folder of the row's named by the variant's options."""
     folder = row_folder(sweep, row, log_dir)
-    args = sweep.solver_args[row.label]
-    success, logs = eval_set(
-        [sweep.tasks[key] for key in row.tasks],
-        log_dir=folder,
-        model=model,
-        solver=SolverSpec(row.solver, args, args),  # built from args_passed, as the CLI does
-        epochs=sweep.epochs,
-        # a file's changed args or scorers make new logs beside the old ones, not an error
-        **{
-            "log_dir_allow_dirty": True,
-            **eval_set_args,
-            "tags": run_tags(row.solver, args, eval_set_args),
-        },
-    )
+    success, logs = True, list[EvalLog]()
+    for variant in row.variants:
+        solver, options = row.solver_of(variant)
+        args = {**sweep.solver_args[row.label], **options}
+        done, got = eval_set(
+            [sweep.tasks[key] for key in row.tasks],
+            log_dir="/".join(filter(None, (folder, row.variant_folder(variant)))),
+            model=model,
+            solver=SolverSpec(solver, args, args),  # built from args_passed, as the CLI does
+            epochs=sweep.epochs,
+            # a file's changed args or scorers make new logs beside the old ones, not an error
+            **{
+                "log_dir_allow_dirty": True,
+                **eval_set_args,
+                "tags": run_tags(solver, args, eval_set_args),
+            },
+        )
+        success, logs = success and done, logs + got
     return RowRun(row, folder, success, logs)
 
 
