@@ -322,7 +322,7 @@ LISTWISE: Cases = {
 PD3: Cases = {
     "set_size": ints(1, 100),
     "group_size": ints(1, 900),
-    "grouping": choices("round_robin", "sliding", "random"),
+    "grouping": choices("round_robin", "sliding", "random", "traversal"),
     "agents": ints(1, 32),
     "debate_rounds": ints(0, 20),
     "visibility": choices("simultaneous", "sequential"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import itertools
 import json
 import re
 from collections import Counter
@@ -467,6 +468,33 @@ def test_the_record_reads_back_from_its_json() -> None:
     assert recorded(result)["kind"] == "pd3"
 
 
+def test_traversal_runs_its_groups_one_after_another_on_the_last_decisions_picks() -> None:
+    """Table 7's Traversal ablation: 10 candidates, then each group the previous decision's 5
+    picks and the next 5 of the partition, 5 groups of 10 calls one after another; the last
+    group's decision is the result (no vote over groups)."""
+    result, rt = run(opts=PD3Options(grouping="traversal", group_size=10))
+    record = record_of(result)
+    assert len(rt.calls) == 50 and [g.number for g in record.groups] == [1, 2, 3, 4, 5]
+    order = [c for s in record.partition for c in s]
+    seen: set[str] = set()
+    for before, group in zip([None, *record.groups], record.groups):
+        kept = set(before.decision.picks) if before else set()
+        new = [c for c in group.members if c not in kept]
+        assert kept <= set(group.members) and len(group.members) == 10
+        assert not seen & set(new) and list(group.members) == sorted(group.members, key=order.index)
+        seen |= set(new)
+    assert seen == set(IDS)
+    last = record.groups[-1].decision.picks
+    assert record.top == last and set(last) == set(GOLD)  # the oracle keeps the gold
+    infos = dict(rt.infos)
+    assert "**Groups** (5, one after another: grouping traversal)" in infos["groups"]
+    assert "**Vote** over one group decision (group 5)" in infos["vote"]
+    # group after group: every call of a group comes after every call of the one before
+    spans = [[i for i, c in enumerate(rt.calls) if c.agent.startswith(f"group {n} ")]
+             for n in range(1, 6)]  # fmt: skip
+    assert all(max(a) < min(b) for a, b in itertools.pairwise(spans))
+
+
 # -- options --------------------------------------------------------------------------------------
 
 
@@ -476,7 +504,9 @@ def test_options_refuse_what_cannot_run() -> None:
     with pytest.raises(OptionError, match="'top_k': got 25"):
         PD3Options(top_k=25)
     with pytest.raises(OptionError, match="'grouping'"):
-        PD3Options(grouping="traversal")
+        PD3Options(grouping="spiral")
+    with pytest.raises(OptionError, match="'group_size': got 5, allowed: more than top_k"):
+        PD3Options(grouping="traversal", group_size=5).check_candidates(30)
     with pytest.raises(OptionError, match="'set_size': got 5, allowed: a divisor of the number"):
         PD3Options().check_candidates(31)
     with pytest.raises(OptionError, match="'group_size': got 20, allowed: a multiple of set_size"):

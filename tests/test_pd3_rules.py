@@ -28,6 +28,7 @@ from mad_tasks.engine.protocols.pd3 import (
     read_picks,
     read_result,
     read_score,
+    traversal,
     vote,
     weighted,
 )
@@ -164,7 +165,8 @@ def test_random_groups_are_seeded_and_unbalanced() -> None:
 @pytest.mark.parametrize(
     ("sets", "size", "grouping", "message"),
     [
-        (SETS, 20, "traversal", "unknown grouping 'traversal'"),
+        (SETS, 20, "traversal", "grouping 'traversal' has no fixed groups"),
+        (SETS, 20, "spiral", "grouping 'spiral' has no fixed groups"),
         (SETS, 12, "round_robin", "multiple of the set size 5"),
         (SETS, 35, "round_robin", "between 5 and 30"),
         (SETS, 0, "sliding", "between 5 and 30"),
@@ -178,7 +180,20 @@ def test_groups_refuse(sets: list[tuple[str, ...]], size: int, grouping: str, me
 
 
 def test_every_grouping_is_known() -> None:
-    assert GROUPINGS == ("round_robin", "sliding", "random")
+    assert GROUPINGS == ("round_robin", "sliding", "random", "traversal")
+
+
+def test_traversal_adds_group_size_minus_k_new_candidates_per_step() -> None:
+    """Table 7's Traversal: 5 of 10, then 5 new each step, 30 candidates in 5 steps."""
+    order = [f"c{i}" for i in range(30)]
+    steps = traversal(order, 10, 5)
+    assert [len(s) for s in steps] == [10, 5, 5, 5, 5]
+    assert [c for s in steps for c in s] == order  # each candidate new once, in order
+    assert [len(s) for s in traversal(order[:27], 10, 5)] == [10, 5, 5, 5, 2]  # the last fewer
+    assert [len(s) for s in traversal(order, 10, 7)] == [10, *[3] * 6, 2]
+    assert traversal(order, 30, 5) == [tuple(order)]  # one group holds them all
+    with pytest.raises(ValueError, match=re.escape("k (10) must be below the group size (10)")):
+        traversal(order, 10, 10)
 
 
 # -- the [RESULT] list -----------------------------------------------------------------------------

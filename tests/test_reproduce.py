@@ -981,8 +981,16 @@ def test_a_column_has_one_number_of_decimals(tmp_path: Path) -> None:
 
 HEADLINES = {
     # ../shared/research/seed-000-pd3.md 4.4 (Table 1), 4.5 (Table 2), 4.6 (Table 7)
-    "seed000_headline": [("BM25 (WF)", "Prec@5", "28.70"), ("Random (Random)", "Prec@5", "16.80")],
-    "seed000_ablations": [("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05")],
+    "seed000_headline": [
+        ("BM25 (WF)", "Prec@5", "28.70"),
+        ("Random (Random)", "Prec@5", "16.80"),
+        ("ROUGE-L (WF)", "Prec@5", "23.99"),
+        ("LLM-as-a-Judge (LLM)", "Prec@5", "38.49"),
+    ],
+    "seed000_ablations": [
+        ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),
+        ("MAD Traversal", "Prec@5", "42.11"),
+    ],
     "seed000_feedback": [("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67")],
     # the paper's Tables 9-11 (App. A.6)
     "seed000_table9": [("10", "Prec@5", "42.30"), ("20 (ours)", "K = 5", "3.02")],

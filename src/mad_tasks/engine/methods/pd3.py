@@ -19,6 +19,9 @@ Retrieval (`pd3`), for one project under detection and its N candidates (spec 1.
    preliminary order (protocols/pd3.py `vote`, which names the rule that settled the k-th place).
    A limit of the run (or `-S budget`) ends the groups still debating: the finished groups vote
    (none finished: no answer), and the record says how many finished.
+`grouping` traversal is the paper's Traversal ablation (Table 7): the groups run one after
+another, each the previous decision's top_k and the next group_size - top_k candidates of the
+partition's order; the last decision is the result (a limit: the last finished one's).
 
 Calls per query, without follow-ups: groups × (agents × (1 + debate_rounds) + 1); the defaults
 (30 candidates, sets of 5, groups of 20, round robin: 15 groups) 15 × 10 = 150, at debate_rounds 3
@@ -35,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from .. import viewer_text
 from ..content import Msg, compose
 from ..limits import LimitReached, stop_at
-from ..protocols.pd3 import groups, partition, read_picks, vote
+from ..protocols.pd3 import groups, partition, read_picks, traversal, vote
 from ..records import DebateResult
 from ..requests import PicksRequest
 from ..session import Session
@@ -141,6 +144,20 @@ class Tournament(Decider):
             self.rt.info(f"group {number} decision", self.group_markdown(group, opts))
         return group
 
+    async def traverse(
+        self, chunks: Sequence[tuple[str, ...]], order: Sequence[str]
+    ) -> tuple[list[Group], LimitReached | None]:
+        """The traversal ablation: one group after another, each the previous decision's picks
+        and the next new candidates, in partition order; a limit ends it, the finished kept."""
+        done: list[Group] = []
+        for number, new in enumerate(chunks, 1):
+            kept = set(done[-1].decision.picks if done else ()) | set(new)
+            try:
+                done.append(await self.group(number, tuple(c for c in order if c in kept)))
+            except LimitReached as limit:
+                return done, limit
+        return done, None
+
     def group_markdown(self, group: Group, opts: PD3Options) -> str:
         d = group.decision
         parts = [f"**Group {group.number}**: {len(group.members)} candidates"]
@@ -224,7 +241,7 @@ def _vote_markdown(
     points: Mapping[str, int],
     initial: Mapping[str, int],
     rule: str,
-    groups_: int,
+    deciding: Sequence[Group],
 ) -> str:
     place = {c: i for i, c in enumerate(top, 1)}
     rows = [
@@ -234,12 +251,28 @@ def _vote_markdown(
     head = ["label", "id", "votes", "points", "initial", "prelim", "chosen"]
     k = len(top)
     return (
-        f"**Vote** over {groups_} group decisions → {', '.join(q.labels[c] for c in top)}\n\n"
+        f"**Vote** over {_decisions(deciding)} → {', '.join(q.labels[c] for c in top)}\n\n"
         f"{viewer_text.table(head, rows, right={2, 3, 4, 5, 6})}\n\n"
         f"votes: the group decisions holding the candidate; points: rank points ({k} for a "
         f"decision's first, 1 for its {k}-th), the first tie-break; initial: the experts' "
         "round-0 picks of it, the second; prelim: the preliminary order, the last; chosen: its "
         f"place in the result. Decided: {RULES.get(rule, rule)} (rule `{rule}`)."
+    )
+
+
+def _decisions(deciding: Sequence[Group]) -> str:
+    if len(deciding) == 1:
+        return f"one group decision (group {deciding[0].number})"
+    return f"{len(deciding)} group decisions"
+
+
+def _traversal_markdown(q: Query, chunks: Sequence[Sequence[str]], k: int) -> str:
+    rows = [(n, len(c), " ".join(q.labels[x] for x in c)) for n, c in enumerate(chunks, 1)]
+    shown = viewer_text.table(["group", "new", "new members"], rows, right={0, 1})
+    return (
+        f"**Groups** ({len(chunks)}, one after another: grouping traversal)\n\n{shown}\n\n"
+        f"Each group after the first is the previous group's {k} picks and its new members "
+        "(labels, in partition order); the last group's decision is the result."
     )
 
 
@@ -253,26 +286,35 @@ async def pd3(
     q = prepare_query(session, query, candidates, opts, seed)
     rt = session.runtime
     sets = partition(q.order, opts.set_size, seed + 1)
-    made = groups(sets, opts.group_size, opts.grouping, seed + 2)
     titles = {c.id: c.title for c in candidates}
     rt.info("candidates", _candidates_markdown(q, sets, titles))
-    rt.info("groups", _groups_markdown(q, sets, made))
     run = Tournament(session, q, opts)
     limits: list[LimitReached] = []
+    if opts.grouping == "traversal":
+        order = [c for s in sets for c in s]
+        chunks = traversal(order, opts.group_size, opts.top_k)
+        rt.info("groups", _traversal_markdown(q, chunks, opts.top_k))
+        done, limit = await run.traverse(chunks, order)
+        limits += [limit] if limit else []
+        planned, deciding = len(chunks), done[-1:]  # the last decision is the result
+    else:
+        made = groups(sets, opts.group_size, opts.grouping, seed + 2)
+        rt.info("groups", _groups_markdown(q, sets, made))
 
-    async def group(number: int, members: tuple[str, ...]) -> Group | None:
-        try:
-            return await run.group(number, members)
-        except LimitReached as limit:  # the finished groups decide
-            limits.append(limit)
-            return None
+        async def group(number: int, members: tuple[str, ...]) -> Group | None:
+            try:
+                return await run.group(number, members)
+            except LimitReached as limit:  # the finished groups decide
+                limits.append(limit)
+                return None
 
-    ran = await rt.gather(*(group(n, members) for n, members in enumerate(made, 1)))
-    done = [g for g in ran if g is not None]
+        ran = await rt.gather(*(group(n, members) for n, members in enumerate(made, 1)))
+        done = [g for g in ran if g is not None]
+        planned, deciding = len(made), done
     variant = "llm_voting" if opts.decider == "single" else "pd3"
     if limits and not done:  # no group finished: no answer
         nothing = DebateResult(variant, None, [], session.calls, options=opts.record())
-        where = f"the groups (0 of {len(made)} finished)"
+        where = f"the groups (0 of {planned} finished)"
         return stop_at(nothing, limits[0], where, "no answer: no group finished")
     initial: dict[str, int] = {}
     for g in done:
@@ -281,11 +323,11 @@ async def pd3(
                 for c in s.picks[: opts.top_k]:
                     initial[c] = initial.get(c, 0) + 1
     async with rt.span("vote"):
-        outcome = vote([g.decision.picks for g in done], opts.top_k, None, initial, q.order)
+        outcome = vote([g.decision.picks for g in deciding], opts.top_k, None, initial, q.order)
         rt.info(
             "vote",
             _vote_markdown(
-                q, outcome.top, outcome.votes, outcome.points, initial, outcome.rule, len(done)
+                q, outcome.top, outcome.votes, outcome.points, initial, outcome.rule, deciding
             ),
         )
     decider_round = 1 if opts.decider == "single" else opts.debate_rounds + 2
@@ -308,8 +350,9 @@ async def pd3(
     )
     answers = [a for g in done for a in run.answers(g, decider_round)]
     result = result_of(session, variant, record, answers, opts.record())
-    where = f"the groups ({len(done)} of {len(made)} finished)"
-    return stop_at(result, limits[0] if limits else None, where, "the vote of the finished groups")
+    where = f"the groups ({len(done)} of {planned} finished)"
+    decided = "the last finished group" if opts.grouping == "traversal" else "the finished groups"
+    return stop_at(result, limits[0] if limits else None, where, f"the vote of {decided}")
 
 
 SPECS = (

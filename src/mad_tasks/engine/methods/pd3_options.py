@@ -163,7 +163,9 @@ class PD3Options(ListwiseOptions):
     grouping: str = option(
         "round_robin",
         "round_robin (every combination of group_size / set_size sets), sliding (windows of "
-        "consecutive sets, cyclic, step 1) or random (as many groups, members drawn at random).",
+        "consecutive sets, cyclic, step 1), random (as many groups, members drawn at random) or "
+        "traversal (one group after another: the last decision's top_k and group_size - top_k "
+        "new candidates; the last decision is the result).",
         lambda name, v: one_of(name, v, GROUPINGS),
     )
     agents: int = option(
@@ -216,6 +218,9 @@ class PD3Options(ListwiseOptions):
     def group_count(self, n: int) -> int:
         """How many groups `n` candidates make (sliding: at most)."""
         sets, per = n // self.set_size, self.group_size // self.set_size
+        if self.grouping == "traversal":
+            new = self.group_size - self.top_k  # none: group_size = n, one group
+            return 1 + (-(-(n - self.group_size) // new) if n > self.group_size else 0)
         if self.grouping == "sliding":
             return sets if per < sets else 1
         return math.comb(sets, per)
@@ -232,6 +237,13 @@ class PD3Options(ListwiseOptions):
                 "group_size",
                 self.group_size,
                 f"a multiple of set_size ({self.set_size}) up to the number of candidates ({n})",
+            )
+        if self.grouping == "traversal" and self.top_k == self.group_size < n:
+            raise OptionError(
+                "group_size",
+                self.group_size,
+                f"more than top_k ({self.top_k}) with grouping traversal, or every candidate "
+                f"({n}): each group adds group_size - top_k new candidates",
             )
         count = self.group_count(n)
         if count > MAX_GROUPS:

@@ -50,7 +50,7 @@ from string import ascii_letters
 
 LABEL_PREFIX = "P"
 LABEL_NUMBERS = range(100, 1000)  # three digits, no leading zero: a bare number reads unambiguously
-GROUPINGS = ("round_robin", "sliding", "random")
+GROUPINGS = ("round_robin", "sliding", "random", "traversal")
 
 
 def labels(ids: Sequence[str], seed: int) -> dict[str, str]:
@@ -86,8 +86,9 @@ def groups(
     "sliding": windows of that many consecutive sets, cyclic, step 1 (one group when a window
     holds every set); "random": as many groups as round_robin, each `group_size` candidates drawn
     uniformly with `seed`, without the balance."""
-    if grouping not in GROUPINGS:
-        raise ValueError(f"unknown grouping {grouping!r}: allowed {', '.join(GROUPINGS)}")
+    if grouping not in GROUPINGS or grouping == "traversal":  # traversal: see `traversal`
+        static = ", ".join(g for g in GROUPINGS if g != "traversal")
+        raise ValueError(f"groups: grouping {grouping!r} has no fixed groups: allowed {static}")
     set_size = len(sets[0]) if sets else 0
     if set_size == 0 or any(len(s) != set_size for s in sets):
         raise ValueError("groups: the sets must be non-empty and of one size")
@@ -111,6 +112,20 @@ def groups(
         starts = range(count) if per < count else range(1)
         chosen = [tuple(sorted((s + j) % count for j in range(per))) for s in starts]
     return [tuple(c for i in combo for c in sets[i]) for combo in chosen]
+
+
+def traversal(order: Sequence[str], group_size: int, k: int) -> list[tuple[str, ...]]:
+    """The traversal ablation's new candidates per step (paper Sec. 4.4, "each round selects 5
+    out of 10, then adds 5 new candidates until completion"): the first `group_size` of `order`,
+    then `group_size - k` at a time (the last step may add fewer). A step's group is the previous
+    step's k picks and its new candidates."""
+    if group_size >= len(order):
+        return [tuple(order)]
+    if not 0 < k < group_size:
+        raise ValueError(f"traversal: k ({k}) must be below the group size ({group_size})")
+    step = group_size - k
+    rest = range(group_size, len(order), step)
+    return [tuple(order[:group_size]), *(tuple(order[i : i + step]) for i in rest)]
 
 
 # -- readers ---------------------------------------------------------------------------------------
