@@ -67,6 +67,7 @@ from mad_tasks.solvers import (
     on_demand,
     pd3,
     pd3_feedback,
+    peer_discussion,
     peer_review,
     pointwise,
     random_k,
@@ -441,6 +442,15 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     ),
     "more": (more, MORE),
     "samre": (samre, SAMRE),
+    "peer_discussion": (
+        peer_discussion,
+        {
+            "turns": ints(0, 20),
+            "final": choices("last_turn", "agreement"),
+            "swap": bools(),
+            **GENERATION,
+        },
+    ),
     "single_judge": (
         single_judge,
         {k: COURT[k] for k in ("swap", "swap_resolution", "bias_note")} | GENERATION,

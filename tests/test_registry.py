@@ -20,8 +20,9 @@ from mad_tasks._aliases import register_short_aliases
 NAMES = [
     "single", "cot", "self_consistency", "du_debate", "cortex",
     "voting", "consensus", "aad", "collective_improvement", "more", "samre", "single_judge",
+    "peer_discussion",
     "tree_of_debate", "tod_no_tree", "tod_no_sd", "single_stage", "two_stage",
-    "pd3", "llm_voting", "listwise", "bm25", "pd3_feedback",
+    "pd3", "llm_voting", "listwise", "pointwise", "bm25", "rouge_l", "pd3_feedback",
 ]  # fmt: skip
 
 

@@ -1008,12 +1008,15 @@ HEADLINES = {
     "seed001_table9": [("AMT", "RA", "52.00")],
     "seed001_table11": [("w/o recalibration", "Average Score", "68.62")],
     # seed-002-d3.md (Tables 1 and 3)
-    "seed002_table1": [("Single Judge", "MT-Bench Acc. (%)", "72.5")],
+    "seed002_table1": [
+        ("Single Judge", "MT-Bench Acc. (%)", "72.5"),
+        ("PRD", "AUTO-J Acc. (%)", "75.8"),
+    ],
     "seed002_bias": [("Single juror, no persona", "Accuracy (%)", "72.5")],
-    "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650")],
+    "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650"), ("PRD", "Avg. Tokens", "3,100")],
     # the paper's Fig. 4 text (Sec. 5.5) and Table 5
     "seed002_fig4": [("Budgeted stopping", "Rounds", "2.71")],
-    "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9")],
+    "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9"), ("PRD", "Accuracy (%)", "71.5")],
     # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
     "seed003_headline": [("Tree-of-Debate", "Overall (Task) Factuality", "92.36")],
     # seed-004-voting-consensus.md 6.1 (Fig. 2), Table 1, Table 2, Table 4

@@ -21,6 +21,7 @@ from .methods import (
     pd3,
     pd3_baselines,
     pd3_feedback,
+    peer_discussion,
     peer_review,
     reconcile,
     samre,
@@ -43,6 +44,7 @@ CATALOGUE = Catalogue(
     more.SPEC,
     samre.SPEC,
     d3.SPEC,  # single_judge
+    peer_discussion.SPEC,
     *tod.SPECS,  # tree_of_debate, tod_no_tree, tod_no_sd
     *tod_baselines.SPECS,  # single_stage, two_stage
     *pd3.SPECS,  # pd3, llm_voting

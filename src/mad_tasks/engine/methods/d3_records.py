@@ -14,6 +14,10 @@ from ..answers import without_answer_lines
 from ..protocols.d3 import Scores, Verdict
 from ..records import MethodRecord
 
+# a peer discussion's first statements, each a reviewer's review (its `jury` holds every
+# statement, the persona saying which: "review" or "turn n")
+REVIEW = "review"
+
 
 @dataclass(frozen=True)
 class Defence:

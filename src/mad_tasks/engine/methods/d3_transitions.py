@@ -3,8 +3,9 @@ final one, both against the human label.
 
 A judge's (MORE, SAMRE, single_judge) first verdict is the side the judge's round-1 scores favour
 (MORE's `max_score` keeps each side's best round-1 total, as it does for its verdict), before any
-later round or the jury; with swap both orders' first verdicts are combined by the run's swap
-rule. Its final verdict is the judgment's.
+later round or the jury; a peer discussion's (PRD) is the side its two reviews favour before any
+discussion turn (their A votes minus their B votes). With swap both orders' first verdicts are
+combined by the run's swap rule. Its final verdict is the judgment's.
 An abstention (no readable verdict) is never right.
 """
 
@@ -13,11 +14,16 @@ from __future__ import annotations
 from ..protocols.d3 import best_scores, side_of, swap_verdict
 from ..records import DebateResult
 from ..transitions import Transitions
-from .d3_records import Hearing, JudgeRecord
+from .d3_records import REVIEW, Hearing, JudgeRecord
 
 
 def first_verdict(hearing: Hearing) -> float | None:
-    """The judge's round-1 gap (A minus B) in one hearing; None when round 1 was unscored."""
+    """The judge's round-1 gap (A minus B) in one hearing, or the reviews' votes for A minus
+    those for B; None when round 1 was unscored or no review readable."""
+    reviews = [v.vote for v in hearing.jury if v.persona == REVIEW]
+    if reviews:
+        readable = any(side is not None for side in reviews)
+        return reviews.count("A") - reviews.count("B") if readable else None
     best = best_scores([e.scores for e in hearing.evaluations if e.round == 1])
     return None if best is None else best[0] - best[1]
 
@@ -26,7 +32,8 @@ def verdict_transitions(result: DebateResult, record: JudgeRecord, gold: str) ->
     """A judge's first verdict against its final one, both against the human label `gold`."""
     gaps = [first_verdict(h) for h in record.hearings]
     first, tie = side_of(gaps[0]) if gaps else None, False
-    rule = "the judge's round-1 scores"
+    reviewed = any(v.persona == REVIEW for h in record.hearings for v in h.jury)
+    rule = "the two reviews" if reviewed else "the judge's round-1 scores"
     if len(gaps) == 2:  # swap: both orders, combined as the judgment combined them
         resolution = str(result.options.get("swap_resolution", "tie"))
         # an unscored order has no verdict, and then the combination abstains before any sum

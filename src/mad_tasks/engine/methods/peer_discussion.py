@@ -1,0 +1,186 @@
+"""Peer Discussion, the "D" of PRD (Li, Patel and Du 2024, "PRD: Peer Rank and Discussion Improve
+Large Language Model based Evaluations"): seed 002's PRD baseline, a pairwise judge.
+
+1. Two reviewers each review the pair on their own and at once: an explanation, then a preference,
+   Answer A, Answer B or the two equally good (a tie).
+2. They discuss, one turn each in turn, reviewer 1 first: each turn reads the question, both
+   answers, both reviews and every earlier turn, says whether its preference changes and why, and
+   states it again. `turns` (the authors' code: max_turn 4) turns in all; the code stops no
+   earlier, and neither does this.
+3. The verdict (`final`): the last preference stated (`last_turn`, the default: the reviewer who
+   had the last word, having read everything; with no turn, reviewer 2's review), or, with
+   `agreement`, the reviewers' latest preferences when they agree and no verdict when they do
+   not. The authors' code records every turn's preference and states no rule.
+With `swap`, a second hearing judges the answers reversed, as every D3 judge does; orders that
+disagree give a tie. The reviewers are the roles `reviewer_1` and `reviewer_2` (PRD pairs two
+different models: bind them with --model-role); an unreadable preference is asked again (`retries`)
+and then counts as none, never as a tie.
+
+Ours, recorded: the discussion is one prompt per turn holding the transcript so far, where the
+code appends turns to each reviewer's chat history; the prompts are our own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import prompts, viewer_text
+from ..answers import Choice
+from ..checks import boolean, integer, one_of
+from ..content import Content, Msg
+from ..options import MAX_RETRIES, MAX_ROUNDS, Generation, option
+from ..protocols.d3 import TIE, Verdict
+from ..records import AgentAnswer, DebateResult
+from ..requests import VerdictRequest
+from ..session import Session
+from ..spec import MethodSpec
+from .d3 import Court, Pair, after_pair, block, decide
+from .d3_options import Swap
+from .d3_records import REVIEW, Hearing, JurorVote
+
+# the letters a reviewer answers with: A, B, or C for two answers of equal quality
+PREFERENCE = Choice(("Answer A", "Answer B", "The two answers are equally good"))
+SIDE = {"A": "A", "B": "B", "C": TIE}
+FINALS = ("last_turn", "agreement")
+REVIEWERS = ("reviewer_1", "reviewer_2")
+
+
+@dataclass(frozen=True)
+class DiscussionOptions(Generation):
+    turns: int = option(
+        4,
+        "discussion turns after the two reviews, reviewer 1 first, then in turn (the authors' "
+        "code: 4); 0 keeps the reviews only.",
+        lambda name, v: integer(name, v, 0, MAX_ROUNDS),
+    )
+    final: str = option(
+        "last_turn",
+        "the verdict: last_turn (the last stated preference) or agreement (the reviewers' latest "
+        "preferences when they agree, else no verdict).",
+        lambda name, v: one_of(name, v, FINALS),
+    )
+    swap: bool = option(
+        False,
+        "also judge the answers reversed; orders that disagree give a tie.",
+        boolean,
+    )
+    retries: int = option(
+        1,
+        "follow-ups for a review or turn without a readable preference before it counts as none.",
+        lambda name, v: integer(name, v, 0, MAX_RETRIES),
+    )
+
+
+def review_prompt(pair: Pair, reviewer: int) -> Content:
+    return after_pair(
+        pair,
+        f"You are reviewer {reviewer} of two answers to the question above. Compare them and "
+        "explain your evaluation in full. The order in which the answers are shown must not "
+        "sway you. Then state which answer you prefer. " + PREFERENCE.instruction(),
+    )
+
+
+def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequence[str]) -> Content:
+    other = 2 if reviewer == 1 else 1
+    shown = [block(f"Review of reviewer {i}", text) for i, text in enumerate(reviews, 1)]
+    if said:
+        turns = "\n\n".join(
+            f"Reviewer {1 + i % 2}, turn {i + 1}:\n{text.strip()}" for i, text in enumerate(said)
+        )
+        shown.append(block("Discussion so far", turns))
+    return after_pair(
+        pair,
+        *shown,
+        f"You are reviewer {reviewer}, discussing your reviews with reviewer {other}. Read the "
+        "reviews and the discussion above, decide whether to change your preference, and explain "
+        "why. Then state which answer you prefer now. " + PREFERENCE.instruction(),
+    )
+
+
+def verdict_of(final: str, stated: Sequence[tuple[int, str | None]]) -> str | None:
+    """The verdict from the preferences in the order stated, (reviewer, side or None): the last
+    stated one, or with `agreement` both reviewers' latest when they agree (none otherwise)."""
+    readable = [(r, s) for r, s in stated if s is not None]
+    if final == "last_turn":
+        return readable[-1][1] if readable else None
+    latest = dict(readable)
+    sides = set(latest.values())
+    return sides.pop() if len(latest) == 2 and len(sides) == 1 else None
+
+
+async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions) -> DebateResult:
+    async def hold(court: Court) -> Hearing:
+        rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b)
+        statements: list[JurorVote] = []
+        speakers = [1, 2]  # who made each statement, in order: the reviews, then the turns
+
+        async def state(reviewer: int, round: int, prompt: Content, what: str) -> JurorVote:
+            name = court.prefix + REVIEWERS[reviewer - 1]
+            asked = await court.session.ask(
+                name, REVIEWERS[reviewer - 1], [Msg("user", prompt)], what, round,
+                PREFERENCE.extract, prompts.reminder(PREFERENCE), asks=asks,
+            )  # fmt: skip
+            side = None if asked.value is None else SIDE[asked.value]
+            text = asked.replies[-1]
+            court.answers.append(AgentAnswer(name, round, text, side, len(asked.replies)))
+            return JurorVote(name, what, side, text, len(asked.replies))
+
+        async with rt.span("reviews"):
+            statements += await rt.gather(
+                *(state(r, 1, review_prompt(court.pair, r), REVIEW) for r in (1, 2))
+            )
+        reviews = [s.rationale for s in statements]
+        said: list[str] = []
+        for turn in range(1, opts.turns + 1):
+            reviewer = 1 + (turn - 1) % 2
+            async with rt.span(f"turn {turn}"):
+                prompt = turn_prompt(court.pair, reviewer, reviews, said)
+                statements.append(await state(reviewer, turn + 1, prompt, f"turn {turn}"))
+            speakers.append(reviewer)
+            said.append(statements[-1].rationale)
+        stated = [(r, s.vote) for r, s in zip(speakers, statements)]
+        winner = verdict_of(opts.final, stated)
+        latest = {r: s for r, s in stated if s is not None}
+        votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
+        verdict = Verdict(winner, votes, sum(s is None for _, s in stated), False, None)
+        rt.info("discussion", _markdown(statements, winner, opts.final))
+        return Hearing(
+            order=court.order,
+            rounds=len(said),
+            defences=[],
+            evaluations=[],
+            stop_reason=None,
+            jury=statements,
+            verdict=verdict,
+            transcript="\n\n".join(f"{s.juror} ({s.persona}):\n{s.rationale}" for s in statements),
+            tokens=court.tokens(),
+            calls=len(court.session.calls),
+        )
+
+    options = {"turns": opts.turns, "final": opts.final}
+    return await decide(session, pair, "peer_discussion", hold, Swap(opts.swap), options)
+
+
+def _markdown(statements: Sequence[JurorVote], winner: str | None, final: str) -> str:
+    rows = [(s.juror, s.persona, s.vote or "(none readable)", s.attempts) for s in statements]
+    rule = (
+        "the last stated preference"
+        if final == "last_turn"
+        else "both reviewers' latest preferences, when they agree"
+    )
+    return (
+        f"**Peer discussion** → **{winner or 'no verdict'}** (final={final}: {rule})\n\n"
+        f"{viewer_text.table(['reviewer', 'statement', 'preference', 'attempts'], rows, right={3})}"
+    )
+
+
+SPEC = MethodSpec(
+    "peer_discussion",
+    "PRD's peer discussion: two reviewers review the pair, then discuss it turn by turn; the "
+    "last stated preference is the verdict.",
+    DiscussionOptions,
+    lambda o, setup: lambda s, pair: peer_discussion(s, pair, o),
+    reads=Pair,
+    roles=lambda o: REVIEWERS,
+)

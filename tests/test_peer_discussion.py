@@ -1,0 +1,140 @@
+"""PRD's peer discussion (`peer_discussion`, seed 002's PRD baseline) on a scripted runtime: two
+reviews at once, then the turns in alternation, what each turn reads, the verdict rules, ties,
+abstentions, the position swap and the first verdict the transitions read.
+
+Replies are chosen by the call's agent and round (the review is round 1, turn t round t + 1),
+never by call order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from scripted import ScriptedRuntime, recorded, transcript_text
+
+from mad_tasks.engine.content import Question
+from mad_tasks.engine.methods.d3 import VERDICT, Pair
+from mad_tasks.engine.methods.d3_transitions import verdict_transitions
+from mad_tasks.engine.methods.peer_discussion import (
+    DiscussionOptions,
+    peer_discussion,
+    verdict_of,
+)
+from mad_tasks.engine.requests import VerdictRequest
+from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.session import Problem, Session
+
+PAIR = Pair(Question.of(["Which city is the capital of Australia?"]), "Canberra.", "Sydney.")
+
+
+def reviewers(prefers: Callable[[str, int], str | None]) -> Callable[[Call], Reply]:
+    """Each reply names its writer and round, then `ANSWER: <letter>` from `prefers(reviewer,
+    round)` (None: a hedge, no letter)."""
+
+    def reply(call: Call) -> Reply:
+        assert isinstance(call.asks, VerdictRequest)
+        who = call.agent.removeprefix("swapped/")
+        letter = prefers(who, call.round)
+        said = f"<{who} round {call.round}> I compared both answers."
+        return Reply(said + (f"\nANSWER: {letter}" if letter else " No idea."), Usage(10, 2))
+
+    return reply
+
+
+async def run(prefers, **options) -> tuple[ScriptedRuntime, object]:
+    rt = ScriptedRuntime(reviewers(prefers))
+    session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
+    return rt, await peer_discussion(session, PAIR, DiscussionOptions(**options))
+
+
+async def test_two_reviews_at_once_then_four_turns_in_alternation() -> None:
+    rt, result = await run(lambda who, r: "A")
+    assert [(c.agent, c.role, c.round) for c in rt.calls[2:]] == [
+        ("reviewer_1", "reviewer_1", 2),
+        ("reviewer_2", "reviewer_2", 3),
+        ("reviewer_1", "reviewer_1", 4),
+        ("reviewer_2", "reviewer_2", 5),
+    ]
+    assert sorted(c.agent for c in rt.calls[:2]) == ["reviewer_1", "reviewer_2"]
+    assert {c.purpose for c in rt.calls[:2]} == {"review"}
+    assert result.final == "A" and len(result.calls) == 6
+    reviews = [transcript_text(c) for c in rt.calls[:2]]
+    assert all("Canberra." in t and "Sydney." in t and "<reviewer" not in t for t in reviews)
+    # a turn reads both reviews and every earlier turn, no later one
+    for call in rt.calls[2:]:
+        shown = transcript_text(call)
+        assert "<reviewer_1 round 1>" in shown and "<reviewer_2 round 1>" in shown
+        for r in range(2, 6):
+            assert (f"round {r}>" in shown) == (r < call.round), (call.round, r)
+    assert rt.spans == ["reviews", "turn 1", "turn 2", "turn 3", "turn 4"]
+
+
+async def test_the_last_stated_preference_decides_by_default() -> None:
+    """Reviewer 2 holds B to the end; reviewer 1 turns to B in turn 3: B. With `agreement` the
+    latest preferences agree (B, B): B too; had reviewer 2 the last word for A alone, no verdict."""
+    flips = {("reviewer_1", 4): "B"}
+    _, result = await run(lambda who, r: flips.get((who, r), "A" if who == "reviewer_1" else "B"))
+    assert result.final == "B"
+    _, together = await run(
+        lambda who, r: flips.get((who, r), "A" if who == "reviewer_1" else "B"), final="agreement"
+    )
+    assert together.final == "B"
+    _, apart = await run(lambda who, r: "A" if who == "reviewer_1" else "B", final="agreement")
+    assert apart.final is None  # the reviewers never agree: no verdict, never a tie
+    _, last = await run(lambda who, r: "A" if who == "reviewer_1" else "B")
+    assert last.final == "B"  # reviewer 2 spoke last
+
+
+async def test_letter_c_is_a_tie_and_a_hedge_is_no_preference() -> None:
+    _, tie = await run(lambda who, r: "C")
+    assert tie.final == "tie"
+    # reviewer 2's last turn hedges twice (after one follow-up): reviewer 1's turn 3 decides
+    rt, hedged = await run(lambda who, r: None if (who, r) == ("reviewer_2", 5) else "A")
+    assert [c.attempt for c in rt.calls if c.round == 5] == [0, 1]
+    assert hedged.final == "A"
+    statements = recorded(hedged)["hearings"][0]["jury"]
+    assert [s["vote"] for s in statements][-1] is None
+    _, silent = await run(lambda who, r: None)
+    assert silent.final is None  # nothing readable: an abstention
+
+
+async def test_no_turn_keeps_the_reviews_and_swap_judges_both_orders() -> None:
+    rt, result = await run(lambda who, r: "A", turns=0)
+    assert len(rt.calls) == 2 and result.final == "A"
+    # the better answer is Canberra wherever it is shown: consistent in both orders
+    rt, swapped = await run(lambda who, r: "A", swap=True)
+    assert len(rt.calls) == 12
+    assert (swapped.final, recorded(swapped)["position_consistent"]) == ("tie", False)
+
+    def canberra(call: Call) -> Reply:
+        letter = "A" if "Canberra" in call.asks.a else "B"
+        return Reply(f"Canberra is right.\nANSWER: {letter}", Usage(10, 2))
+
+    rt = ScriptedRuntime(canberra)
+    session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
+    both = await peer_discussion(session, PAIR, DiscussionOptions(swap=True))
+    assert (both.final, recorded(both)["position_consistent"]) == ("A", True)
+
+
+async def test_the_first_verdict_is_the_reviews_before_any_turn() -> None:
+    _, result = await run(lambda who, r: "B" if r == 1 else "A")
+    t = verdict_transitions(result, result.record, "A")
+    assert (t.first, t.final) == ("B", "A") and t.transition == "wrong_to_right"
+    _, split = await run(lambda who, r: ("A" if who == "reviewer_1" else "B") if r == 1 else "A")
+    assert verdict_transitions(split, split.record, "A").first == "tie"
+
+
+@pytest.mark.parametrize(
+    ("final", "stated", "verdict"),
+    [
+        ("last_turn", [(1, "A"), (2, "B"), (1, "B")], "B"),
+        ("last_turn", [(1, "A"), (2, None)], "A"),
+        ("last_turn", [(1, None), (2, None)], None),
+        ("agreement", [(1, "A"), (2, "B"), (1, "B")], "B"),
+        ("agreement", [(1, "A"), (2, "B")], None),
+        ("agreement", [(1, "A"), (2, None)], None),  # one reviewer never readable
+        ("agreement", [(1, "tie"), (2, "tie")], "tie"),
+    ],
+)
+def test_verdict_rules(final: str, stated: list, verdict: str | None) -> None:
+    assert verdict_of(final, stated) == verdict
