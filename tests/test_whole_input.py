@@ -253,3 +253,17 @@ def test_a_reply_with_a_lone_surrogate_never_fails_the_eval(run, name: str) -> N
         e for e in evaluated.events if e.event == "info" and e.source == "invalid text replaced"
     ]
     assert replaced and "lone surrogate" in str(replaced[0].data)
+
+
+@pytest.mark.parametrize("kind", sorted(MEDIA))
+def test_an_acting_turn_sends_every_part_at_every_step(run, kind: str) -> None:
+    """With `debater=react` each turn is an agent: every model call of every turn (each step)
+    still carries the question's non-text part once, in place."""
+    media = MEDIA[kind]
+    sample = Sample(input=question(media), target="yes")
+    evaluated = run_one(run, du_debate, sample, debater="react", tools="think")
+    sent = calls(evaluated)
+    assert len(sent) >= 6  # 3 agents x 2 rounds, a step or more each
+    missing = [i for i, call in enumerate(sent) if not carries_in_order(call, media)]
+    assert missing == [], f"{len(missing)} of {len(sent)} steps lack the {kind} part in place"
+    assert any(e.event == "span_begin" and "acts" in (e.name or "") for e in evaluated.events)
