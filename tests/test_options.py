@@ -65,6 +65,8 @@ from mad_tasks.solvers import (
     more,
     neighbor_debate,
     on_demand,
+    pair_pointwise,
+    pair_similarity,
     pd3,
     pd3_feedback,
     peer_discussion,
@@ -467,6 +469,15 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         random_k,
         {"top_k": ints(1, 50), "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)]},
     ),
+    "pair_similarity": (
+        pair_similarity,
+        {
+            "similarity": choices("rouge_l", "bm25", "dense"),
+            "aggregate": choices("max", "avg"),
+            **EMBEDDER,
+        },
+    ),
+    "pair_pointwise": (pair_pointwise, {"aggregate": choices("max", "avg"), **PROJECTS}),
     "pd3_feedback": (pd3_feedback, {"samples": ints(1, 10), "conclusion": bools(), **PROJECTS}),
     "peer_review": (
         peer_review,

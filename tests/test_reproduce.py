@@ -991,7 +991,11 @@ HEADLINES = {
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),
         ("MAD Traversal", "Prec@5", "42.11"),
     ],
-    "seed000_feedback": [("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67")],
+    "seed000_feedback": [
+        ("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67"),
+        ("gte-1.5B AVG (VD)", "Human Retrieval Origin", "65.00"),
+        ("LLM-as-a-Judge MAX (LLM)", "Human Retrieval Weighted", "48.67"),
+    ],
     # the paper's Tables 9-11 (App. A.6)
     "seed000_table9": [("10", "Prec@5", "42.30"), ("20 (ours)", "K = 5", "3.02")],
     "seed000_table10": [("3", "Prec@5", "49.33")],

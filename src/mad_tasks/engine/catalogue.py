@@ -21,6 +21,7 @@ from .methods import (
     pd3,
     pd3_baselines,
     pd3_feedback,
+    pd3_pair_baselines,
     peer_discussion,
     peer_review,
     reconcile,
@@ -50,5 +51,6 @@ CATALOGUE = Catalogue(
     *pd3.SPECS,  # pd3, llm_voting
     *pd3_baselines.SPECS,  # listwise, bm25
     pd3_feedback.SPEC,
+    *pd3_pair_baselines.SPECS,  # pair_similarity, pair_pointwise
 )
 CATALOGUE.add(on_demand_spec(CATALOGUE))

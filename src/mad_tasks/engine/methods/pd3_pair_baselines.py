@@ -1,0 +1,225 @@
+"""The baselines of PD³'s Task 2 (Bao et al., seed 000, Table 2): which of two projects its
+references duplicate more, each side scored by its references' similarity to it, taken at their
+MAX or their AVG.
+
+- `pair_similarity`: no model call; each reference's ROUGE-L F1 (`rouge_l`), BM25 score over the
+  side's references (`bm25`) or embedding cosine (`dense`) against the side's project (the
+  paper's WF and VD rows).
+- `pair_pointwise`: LLM-as-a-Judge MAX / AVG, one judge call per reference, each scoring 1-10
+  how far that one reference duplicates the project (the feedback module's judge, shown one
+  reference, no conclusion); a score still unreadable after `retries` is left out.
+The side with the higher aggregate is the prediction ("tie" when equal, none when a side has no
+score), as `pd3_feedback` predicts.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+from .. import viewer_text
+from ..checks import one_of
+from ..embeddings import Embedder
+from ..options import Options, embedder_option, option
+from ..records import AgentAnswer, DebateResult, MethodRecord
+from ..retrieval import rouge_l
+from ..session import Session
+from ..spec import MethodSpec
+from .pd3_baselines import lexical_scores
+from .pd3_feedback import Side, SidePair, feedback, predict
+from .pd3_options import FeedbackOptions, ProjectOptions
+from .pd3_query import full_text
+from .pd3_records import Project
+
+SIMILARITIES = ("rouge_l", "bm25", "dense")
+AGGREGATES = ("max", "avg")
+
+
+def _aggregate() -> Any:
+    return option(
+        "max",
+        "how a side's reference scores make its score: max (the most duplicated reference) or "
+        "avg (their mean).",
+        lambda name, v: one_of(name, v, AGGREGATES),
+    )
+
+
+@dataclass(frozen=True)
+class PairSimilarityOptions(Options):
+    similarity: str = option(
+        "rouge_l",
+        "each reference's similarity to its project: rouge_l (F1 of the longest common "
+        "subsequence of words), bm25 (over the side's references) or dense (embedding cosine).",
+        lambda name, v: one_of(name, v, SIMILARITIES),
+    )
+    aggregate: str = _aggregate()
+    embedder: str = embedder_option(
+        "the embedding model of similarity dense: hashing (offline), sentence-transformers/<model> "
+        "(the paper's gte-Qwen2-1.5B-instruct) or openai[/<model>]."
+    )
+
+
+@dataclass(frozen=True)
+class PairPointwiseOptions(ProjectOptions):
+    aggregate: str = _aggregate()
+
+
+@dataclass(frozen=True)
+class SideScores:
+    """One side: its project, its references, each reference's score (None: unreadable) and the
+    side's aggregate (None when no score was readable)."""
+
+    side: str
+    query: str
+    references: tuple[str, ...]
+    scores: tuple[float | None, ...]
+    score: float | None
+
+
+@dataclass
+class PairScoresRecord(MethodRecord):
+    kind: ClassVar[str] = "pd3_pair_scores"
+    answers_with: ClassVar[str] = "a pair's scores"
+    similarity: str  # rouge_l, bm25, dense or judge
+    aggregate: str
+    sides: list[SideScores]
+    prediction: str | None
+
+    def stats(self) -> dict[str, int | float | None]:
+        """unscored (references without a readable score) and each side's score."""
+        out: dict[str, int | float | None] = {
+            "unscored": sum(x is None for s in self.sides for x in s.scores)
+        }
+        out.update({f"score_{s.side.lower()}": s.score for s in self.sides})
+        return out
+
+
+def aggregate(scores: Sequence[float | None], how: str) -> float | None:
+    """The side's score: the max or the mean of the readable scores; None without one."""
+    readable = [s for s in scores if s is not None]
+    if not readable:
+        return None
+    return max(readable) if how == "max" else statistics.fmean(readable)
+
+
+Scorer = Callable[[str, Project | None, Sequence[Project]], Awaitable[list[float | None]]]
+
+
+async def pair_scores(
+    session: Session, a: Side, b: Side, similarity: str, how: str, score: Scorer
+) -> DebateResult:
+    """Both sides scored at once, each reference by `score`, aggregated by `how`."""
+    rt = session.runtime
+
+    async def one(side: str, query: Project | None, refs: Sequence[Project]) -> SideScores:
+        async with rt.span(f"side {side}"):
+            scores = await score(side, query, refs)
+        ids = tuple(r.id for r in refs)
+        return SideScores(
+            side, query.id if query else "", ids, tuple(scores), aggregate(scores, how)
+        )
+
+    sides = await rt.gather(one("A", *a), one("B", *b))
+    prediction = predict(sides[0].score, sides[1].score)
+    rt.info("prediction", _markdown(sides, similarity, how, prediction))
+    answers = [
+        AgentAnswer(f"{s.side} {similarity}", 1, "", None if s.score is None else f"{s.score:g}")
+        for s in sides
+    ]
+    record = PairScoresRecord(similarity, how, list(sides), prediction)
+    return DebateResult(
+        method=f"pair_{'pointwise' if similarity == 'judge' else 'similarity'}",
+        final=prediction,
+        answers=answers,
+        calls=session.calls,
+        options={"similarity": similarity, "aggregate": how},
+        record=record,
+    )
+
+
+def similarity_scorer(session: Session, o: PairSimilarityOptions, embedder: Embedder) -> Scorer:
+    """Each reference's similarity to the side's project (its title and text; the question's
+    text when the side gives no project), no model call."""
+
+    async def score(
+        side: str, query: Project | None, refs: Sequence[Project]
+    ) -> list[float | None]:
+        text = full_text(query) if query else session.problem.question.text
+        if o.similarity == "rouge_l":
+            return [rouge_l(text, full_text(r)) for r in refs]
+        if o.similarity == "bm25":
+            return list(lexical_scores(Project("", "", text), refs))
+        vectors = await embedder.embed([text, *(full_text(r) for r in refs)])
+        return [float(v) for v in vectors[1:] @ vectors[0]]
+
+    return score
+
+
+def judge_scorer(session: Session, o: PairPointwiseOptions) -> Scorer:
+    """One feedback judge call per reference, shown that reference alone (no conclusion)."""
+    shared = {f.name for f in fields(ProjectOptions)}
+    one_ref = FeedbackOptions(
+        **{k: v for k, v in asdict(o).items() if k in shared}, samples=1, conclusion=False
+    )
+
+    async def score(
+        side: str, query: Project | None, refs: Sequence[Project]
+    ) -> list[float | None]:
+        judged = await session.runtime.gather(
+            *(feedback(session, query, [r], one_ref, f"{side} {r.id}") for r in refs)
+        )
+        return [j.mean for j in judged]
+
+    return score
+
+
+def _markdown(
+    sides: Sequence[SideScores], similarity: str, how: str, prediction: str | None
+) -> str:
+    rows = [
+        (s.side, ref, "unreadable" if x is None else f"{x:.3f}")
+        for s in sides
+        for ref, x in zip(s.references, s.scores)
+    ]
+    totals = ", ".join(f"{s.side} {'none' if s.score is None else f'{s.score:.3f}'}" for s in sides)
+    return (
+        f"**Prediction** → **{prediction or 'none'}** ({how} of {similarity}: {totals})\n\n"
+        f"{viewer_text.table(['side', 'reference', 'score'], rows, right={2})}\n\n"
+        "The side whose references duplicate it more (the higher score); equal: tie; a side "
+        "without a readable score: no prediction."
+    )
+
+
+SPECS = (
+    MethodSpec(
+        "pair_similarity",
+        "PD³'s Task-2 WF and VD baselines: each side scored by its references' ROUGE-L, BM25 or "
+        "embedding similarity to it (max or avg), no model call.",
+        PairSimilarityOptions,
+        lambda o, setup: _similarity_run(o, setup.embedder(o.embedder)),
+        reads=SidePair,
+        roles=lambda o: (),
+    ),
+    MethodSpec(
+        "pair_pointwise",
+        "PD³'s Task-2 LLM-as-a-Judge baseline: each reference scored 1-10 on its own, a side's "
+        "score the max or avg of its references'.",
+        PairPointwiseOptions,
+        lambda o, setup: (
+            lambda s, p: pair_scores(s, p.a, p.b, "judge", o.aggregate, judge_scorer(s, o))
+        ),
+        reads=SidePair,
+        roles=lambda o: ("feedback",),
+    ),
+)
+
+
+def _similarity_run(
+    o: PairSimilarityOptions, embedder: Embedder
+) -> Callable[[Session, SidePair], Awaitable[DebateResult]]:
+    """The similarity baseline with its embedder loaded (before any sample)."""
+    return lambda s, p: pair_scores(
+        s, p.a, p.b, o.similarity, o.aggregate, similarity_scorer(s, o, embedder)
+    )

@@ -1,0 +1,117 @@
+"""PD³'s Task-2 baselines (Table 2's MAX and AVG rows) on a scripted runtime: the similarity
+scores without a model call, the point-wise judge's one call per reference, the aggregates, the
+prediction, abstentions and the record.
+
+Replies are chosen by the reference a call shows (`DuplicationRequest.ids`), never by call order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from scripted import ScriptedRuntime, transcript_text
+
+from mad_tasks.engine.answers import FreeText
+from mad_tasks.engine.content import Question
+from mad_tasks.engine.embeddings import HashingEmbedder
+from mad_tasks.engine.methods.pd3_pair_baselines import (
+    PairPointwiseOptions,
+    PairScoresRecord,
+    PairSimilarityOptions,
+    aggregate,
+    judge_scorer,
+    pair_scores,
+    similarity_scorer,
+)
+from mad_tasks.engine.methods.pd3_records import Project
+from mad_tasks.engine.records import DebateResult
+from mad_tasks.engine.requests import DuplicationRequest
+from mad_tasks.engine.runtime import Call
+from mad_tasks.engine.session import Problem, Session
+
+QUESTION = "Which project do its references duplicate more, A or B?"
+A = Project("qa", "", "fault location in power transformers")
+B = Project("qb", "", "soup recipes for winter")
+REFS_A = [
+    Project("a1", "", "fault location in power transformers"),  # the same words: 1.0
+    Project("a2", "", "bridge inspection by drones"),  # nothing shared: 0.0
+]
+REFS_B = [
+    Project("b1", "", "soup recipes"),  # 2 of 4 and 2 of 2 words in order: F1 2/3
+    Project("b2", "", "winter soup"),  # one word in order ("soup" or "winter"): F1 1/3
+]
+
+
+def session(rt: ScriptedRuntime, retries: int = 1) -> Session:
+    return Session(rt, Problem(Question.of([QUESTION]), FreeText()), retries=retries)
+
+
+def similarity(how: str = "max", kind: str = "rouge_l") -> tuple[ScriptedRuntime, DebateResult]:
+    rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
+    s = session(rt)
+    opts = PairSimilarityOptions(similarity=kind, aggregate=how)
+    score = similarity_scorer(s, opts, HashingEmbedder())
+    result = asyncio.run(pair_scores(s, (A, REFS_A), (B, REFS_B), kind, how, score))
+    return rt, result
+
+
+def test_rouge_l_max_and_avg_score_each_side_by_its_references() -> None:
+    rt, result = similarity("max")
+    record = result.record
+    assert isinstance(record, PairScoresRecord) and rt.calls == []
+    assert [s.scores for s in record.sides] == [
+        pytest.approx((1.0, 0.0)),
+        pytest.approx((2 / 3, 1 / 3)),
+    ]
+    assert [s.score for s in record.sides] == pytest.approx([1.0, 2 / 3])
+    assert result.final == "A" and result.method == "pair_similarity"
+    _, avg = similarity("avg")
+    assert [s.score for s in avg.record.sides] == pytest.approx([0.5, 0.5])
+    assert avg.final == "tie"  # equal aggregates: a tie, not a guess
+    again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.record == result.record
+    assert rt.info_titles() == ["prediction"] and {"side A", "side B"} <= set(rt.spans)
+
+
+@pytest.mark.parametrize("kind", ["bm25", "dense"])
+def test_bm25_and_dense_make_no_call_and_favour_the_duplicated_side(kind: str) -> None:
+    rt, result = similarity("max", kind)
+    assert rt.calls == [] and result.final == "A"
+    assert result.record.similarity == kind and result.options["similarity"] == kind
+
+
+def test_the_pointwise_judge_scores_each_reference_alone() -> None:
+    """One feedback judge call per reference, shown that reference only; a reference whose score
+    stays unreadable after the follow-up is left out of its side's MAX and AVG."""
+    given = {"a1": "[RESULT]9", "a2": "[RESULT]2", "b1": "[RESULT]6", "b2": "no idea"}
+
+    def reply(call: Call) -> str:
+        assert isinstance(call.asks, DuplicationRequest)
+        (ref,) = call.asks.ids
+        return given[ref]
+
+    for how, scores in (("max", [9.0, 6.0]), ("avg", [5.5, 6.0])):
+        rt = ScriptedRuntime(reply)
+        s = session(rt)
+        opts = PairPointwiseOptions(aggregate=how)
+        result = asyncio.run(pair_scores(s, (A, REFS_A), (B, REFS_B), "judge", how,
+                                         judge_scorer(s, opts)))  # fmt: skip
+        first = [c for c in rt.calls if c.attempt == 0]
+        assert len(first) == 4 and [c.asks.ids for c in rt.calls if c.attempt] == [("b2",)]
+        for call in first:
+            (ref,) = call.asks.ids
+            shown = transcript_text(call)
+            others = [r for r in REFS_A + REFS_B if r.id != ref and r.text not in A.text + B.text]
+            assert not any(o.text in shown for o in others), ref
+        record = result.record
+        assert [s.score for s in record.sides] == scores
+        assert record.sides[1].scores == (6.0, None) and record.stats()["unscored"] == 1
+        assert result.final == ("A" if how == "max" else "B")
+        assert result.method == "pair_pointwise"
+
+
+def test_aggregate_reads_only_readable_scores() -> None:
+    assert aggregate([3.0, None, 5.0], "max") == 5.0
+    assert aggregate([3.0, None, 5.0], "avg") == 4.0
+    assert aggregate([None, None], "max") is None and aggregate([], "avg") is None
