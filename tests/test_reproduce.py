@@ -69,6 +69,9 @@ BIAS_ROWS = [
     "Multi-juror (k=5), no personas",
     "Multi-juror (k=5), with personas",
 ]
+# the paper pairs in all four settings (method or task, cited or not): the e2e fixture has no
+# task-and-cited pair
+SPLIT_FIXTURE = {"paper_compare": ROOT / "tests" / "fixtures" / "paper_compare" / "split.tsv"}
 EMPTY: dict[str, set[tuple[str, str]]] = {
     # the fixture's first 2 MT-Bench pairs have no pair whose humans chose the shorter answer
     "seed002_bias": {
@@ -114,7 +117,7 @@ def test_runs_offline_on_madsim_in_the_papers_shape(tmp_path: Path, name: str) -
     data = []
     for entry in experiment.tasks.values():
         assert entry.task in FIXTURE, f"{entry.task}: add a fixture to tests/test_tasks_e2e.py"
-        data += ["--data", f"{entry.key}={FIXTURE[entry.task]}"]
+        data += ["--data", f"{entry.key}={SPLIT_FIXTURE.get(entry.task, FIXTURE[entry.task])}"]
     args = ["reproduce", name, "--model", "madsim/x", "--limit", "2", "--epochs", "1"]
     args += ["--log-dir", str(tmp_path), "--max-tasks", str(len(experiment.tasks)), *data]
     with no_exit():
@@ -1022,9 +1025,14 @@ HEADLINES = {
     "seed002_fig4": [("Budgeted stopping", "Rounds", "2.71")],
     "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9"), ("PRD", "Accuracy (%)", "71.5")],
     # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
+    "seed003_table2_split": [
+        ("Tree-of-Debate", "Task + Cite Context", "100"),
+        ("ToD (No Tree)", "Task + Cite Factuality", "61.11"),
+    ],
     "seed003_headline": [("Tree-of-Debate", "Overall (Task) Factuality", "92.36")],
     # seed-004-voting-consensus.md 6.1 (Fig. 2), Table 1, Table 2, Table 4
     "seed004_fig2": [("Simple", "MMLU", "53.3±1.8"), ("Majority", "SQuAD2 F1", "43.1±2.1")],
+    "seed004_fig11": [("Simple", "StrategyQA", "81.2"), ("Supermajority", "GPQA", "46.6")],
     "seed004_fig3": [("Majority Consensus", "All Samples", "43.1±2.1")],
     "seed004_table1": [("Baseline", "Answer Cosine Similarity", "0.888")],
     "seed004_table2": [("Voting", "Turn 3", "99.33")],
