@@ -13,6 +13,7 @@ import pytest
 from scripted import ScriptedRuntime, transcript_text
 
 from mad_tasks.engine.answers import FreeText
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
 from mad_tasks.engine.methods.pd3_pair_baselines import (
@@ -51,7 +52,7 @@ def similarity(how: str = "max", kind: str = "rouge_l") -> tuple[ScriptedRuntime
     rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
     s = session(rt)
     opts = PairSimilarityOptions(similarity=kind, aggregate=how)
-    score = similarity_scorer(s, opts, HashingEmbedder())
+    score = similarity_scorer(s, opts, HashingEmbedder(), [*REFS_A, *REFS_B])
     result = asyncio.run(pair_scores(s, (A, REFS_A), (B, REFS_B), kind, how, score))
     return rt, result
 
@@ -79,6 +80,26 @@ def test_bm25_and_dense_make_no_call_and_favour_the_duplicated_side(kind: str) -
     rt, result = similarity("max", kind)
     assert rt.calls == [] and result.final == "A"
     assert result.record.similarity == kind and result.options["similarity"] == kind
+
+
+def test_bm25_scores_both_sides_on_one_index() -> None:
+    """Five near copies on one side, one near copy among unrelated references on the other: a
+    per-side index would give the uniform side the lower IDF and the lower score."""
+    query = Project("q", "", "fault location in power transformers by dissolved gas analysis")
+    copies = [Project(f"c{i}", "", query.text + f" variant {i}") for i in range(5)]
+    mixed = [copies[0], *(Project(f"u{i}", "", f"soup recipe number {i}") for i in range(4))]
+    rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
+    s = session(rt)
+    opts = PairSimilarityOptions(similarity="bm25", aggregate="avg")
+    score = similarity_scorer(s, opts, None, [*copies, *mixed])
+    result = asyncio.run(pair_scores(s, (query, copies), (query, mixed), "bm25", "avg", score))
+    assert result.final == "A"
+
+
+def test_an_embedder_is_refused_where_it_would_not_be_used() -> None:
+    with pytest.raises(OptionError, match=r"'embedder'.*only with similarity dense"):
+        PairSimilarityOptions(similarity="rouge_l", embedder="sentence-transformers/x")
+    PairSimilarityOptions(similarity="dense", embedder="hashing/64")
 
 
 def test_the_pointwise_judge_scores_each_reference_alone() -> None:
@@ -109,6 +130,13 @@ def test_the_pointwise_judge_scores_each_reference_alone() -> None:
         assert record.sides[1].scores == (6.0, None) and record.stats()["unscored"] == 1
         assert result.final == ("A" if how == "max" else "B")
         assert result.method == "pair_pointwise"
+        # the record keeps every reply behind a score, the follow-up too
+        assert record.sides[1].replies == (("[RESULT]6",), ("no idea", "no idea"))
+        assert [(a.agent, a.answer, a.attempts) for a in result.answers][-1] == (
+            "B judge b2",
+            None,
+            2,
+        )
 
 
 def test_aggregate_reads_only_readable_scores() -> None:

@@ -21,7 +21,7 @@ from mad_tasks.engine.methods.peer_discussion import (
     verdict_of,
 )
 from mad_tasks.engine.requests import VerdictRequest
-from mad_tasks.engine.runtime import Call, Reply, Usage
+from mad_tasks.engine.runtime import Call, LimitReached, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
 PAIR = Pair(Question.of(["Which city is the capital of Australia?"]), "Canberra.", "Sydney.")
@@ -138,3 +138,45 @@ async def test_the_first_verdict_is_the_reviews_before_any_turn() -> None:
 )
 def test_verdict_rules(final: str, stated: list, verdict: str | None) -> None:
     assert verdict_of(final, stated) == verdict
+
+
+async def test_without_a_turn_a_split_between_the_reviews_is_a_tie() -> None:
+    _, split = await run(lambda who, r: "A" if who == "reviewer_1" else "B", turns=0)
+    assert split.final == "tie"  # neither review outranks the other
+    _, one = await run(lambda who, r: "A" if who == "reviewer_1" else None, turns=0)
+    assert one.final == "A"
+
+
+async def test_a_limit_ends_the_discussion_and_the_statements_made_decide() -> None:
+    """The run's limit refuses turn 3 (round 4): the reviews and turns 1-2 decide (the last
+    stated preference, reviewer 2's turn 2), and the record says where it stopped."""
+
+    def reply(call: Call) -> Reply:
+        if call.round >= 4:
+            raise LimitReached("token", 120, 100)
+        letter = "B" if (call.agent, call.round) == ("reviewer_2", 3) else "A"
+        return Reply(f"<{call.agent} round {call.round}>\nANSWER: {letter}", Usage(10, 2))
+
+    rt = ScriptedRuntime(reply)
+    session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
+    result = await peer_discussion(session, PAIR, DiscussionOptions())
+    assert result.final == "B" and result.stopped is not None
+    assert (result.stopped.kind, result.stopped.where) == ("token", "turn 3")
+    assert [a.agent for a in result.answers] == ["reviewer_1", "reviewer_2"] * 2
+    [hearing] = recorded(result)["hearings"]
+    assert hearing["rounds"] == 2
+
+    def no_review(call: Call) -> Reply:
+        raise LimitReached("token", 120, 100)
+
+    session = Session(ScriptedRuntime(no_review), Problem(PAIR.question, VERDICT), retries=1)
+    with pytest.raises(LimitReached):  # nothing stated: no verdict to decide from
+        await peer_discussion(session, PAIR, DiscussionOptions())
+
+
+async def test_the_verdict_report_names_the_discussion_not_a_jury() -> None:
+    rt, _ = await run(lambda who, r: "A" if who == "reviewer_1" else "B")
+    [(_, text)] = [(t, d) for t, d in rt.infos if t == "verdict"]
+    assert "peer discussion's rule over its 6 statements" in text and "jury" not in text
+    [(_, discussion)] = [(t, d) for t, d in rt.infos if t == "discussion"]
+    assert "final=last_turn: the last stated preference" in discussion

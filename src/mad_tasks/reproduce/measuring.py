@@ -161,19 +161,15 @@ def measure(
 def _logs_by_key(
     experiment: Experiment, run: RowRun, data: Mapping[str, str], notes: list[str]
 ) -> dict[tuple[str, int], EvalLog]:
-    """The row's finished logs, read in full, by task key and variant (matched by the task and
-    its args, and the variant's options among the solver's)."""
+    """The row's finished logs, read in full, by task key (matched by the task and its args) and
+    the row variant each ran."""
     keys = {
         _identity(PREFIX + e.task, task_args(e, data)): key for key, e in experiment.tasks.items()
     }
     logs: dict[tuple[str, int], EvalLog] = {}
-    for header in run.logs:
+    for header, variant in zip(run.logs, run.variants or [0] * len(run.logs)):
         task_key = keys.get(_identity(header.eval.task, header.eval.task_args_passed or {}))
-        variant = next(
-            (i for i, v in enumerate(run.row.variants) if _ran(v, header)),
-            None,
-        )
-        if task_key is None or variant is None:
+        if task_key is None:
             continue
         key = (task_key, variant)
         if header.status != "success":
@@ -188,18 +184,6 @@ def _logs_by_key(
                 f"{run.row.label} / {task_key}: cannot read {header.location}: {error!s:.200}"
             )
     return logs
-
-
-def _ran(variant: Mapping[str, Any], log: EvalLog) -> bool:
-    """Whether `log` ran the row's variant: the variant's options among its solver's args, and
-    the variant's solver where it names one."""
-    passed = {**(log.eval.solver_args_passed or {}), "solver": log.eval.solver or ""}
-    return all(
-        str(passed.get(k, "")).removeprefix(PREFIX) == str(v).removeprefix(PREFIX)
-        if k == "solver"
-        else k in passed and passed[k] == v
-        for k, v in variant.items()
-    )
 
 
 def _identity(task: str, args: Mapping[str, Any]) -> str:

@@ -33,6 +33,7 @@ class RowRun:
     log_dir: str
     success: bool
     logs: list[EvalLog]
+    variants: tuple[int, ...] = ()  # the row variant each log ran (`row.variants`), in order
 
 
 def build_tasks(experiment: Experiment, data: Mapping[str, str]) -> dict[str, Task]:
@@ -92,7 +93,7 @@ def prepare(
         try:
             for variant in row.variants:
                 solver, options = row.solver_of(variant)
-                registry_create("solver", solver, **args[row.label], **options)
+                registry_create("solver", solver, **{**args[row.label], **options})
         except (ValueError, TypeError, LookupError) as error:
             kind = LookupError if isinstance(error, LookupError) else ValueError
             raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
@@ -108,8 +109,8 @@ def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_arg
     """One row's eval set over its tasks in `log_dir/<name>/<row folder>`; a row with variants
     one per variant, in a folder of the row's named by the variant's options."""
     folder = row_folder(sweep, row, log_dir)
-    success, logs = True, list[EvalLog]()
-    for variant in row.variants:
+    success, logs, of = True, list[EvalLog](), list[int]()
+    for index, variant in enumerate(row.variants):
         solver, options = row.solver_of(variant)
         args = {**sweep.solver_args[row.label], **options}
         done, got = eval_set(
@@ -125,8 +126,8 @@ def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_arg
                 "tags": run_tags(solver, args, eval_set_args),
             },
         )
-        success, logs = success and done, logs + got
-    return RowRun(row, folder, success, logs)
+        success, logs, of = success and done, logs + got, of + [index] * len(got)
+    return RowRun(row, folder, success, logs, tuple(of))
 
 
 def run_experiment(

@@ -42,7 +42,7 @@ from ..requests import DefenceRequest, ScoreRequest, VerdictRequest
 from ..session import Problem, Session
 from ..spec import MethodSpec
 from .d3_options import SINGLE_JUDGE_FIXED, SINGLE_JUDGE_GROUPS, CourtOptions, Jury, Swap
-from .d3_records import Defence, Evaluation, Hearing, JudgeRecord, JurorVote
+from .d3_records import REVIEW, Defence, Evaluation, Hearing, JudgeRecord, JurorVote
 
 VERDICT = Choice(("Answer A", "Answer B"))  # a juror's vote, read like any answer
 SCORES = JudgeScores()
@@ -529,6 +529,17 @@ def _decided_by(v: Verdict, jury: bool) -> str:
     return f"the jury's majority ({votes}), overriding {gap}"
 
 
+def _hearing_rule(h: Hearing) -> str:
+    """What gave a hearing's verdict: the jury or the judge, or a peer discussion's statements."""
+    if h.jury and h.jury[0].persona == REVIEW:
+        latest = f"A {h.verdict.votes.get('A', 0)}, B {h.verdict.votes.get('B', 0)}"
+        return (
+            f"the peer discussion's rule over its {len(h.jury)} statements (the reviewers' latest "
+            f"preferences: {latest}; the discussion event names the rule)"
+        )
+    return _decided_by(h.verdict, bool(h.jury))
+
+
 def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> str:
     rows = [(v.juror, v.persona, v.vote or "(abstained)", v.attempts) for v in votes]
     if verdict.winner is None:
@@ -559,7 +570,7 @@ def verdict_report(record: JudgeRecord) -> str:
     lines = [f"**Verdict** → **{_verdict(record.verdict)}**"]
     if not swapped:
         h = record.hearings[0]
-        lines[0] += f", decided by {_decided_by(h.verdict, bool(h.jury))}"
+        lines[0] += f", decided by {_hearing_rule(h)}"
     for h in record.hearings:
         winner = h.verdict.winner
         if not swapped:
@@ -571,7 +582,7 @@ def verdict_report(record: JudgeRecord) -> str:
             order = f"answers reversed: {shown}, "
         tokens = h.tokens if h.tokens is not None else "unknown"
         stop = f", stop: {h.stop_reason}" if h.stop_reason else ""
-        decided = f"decided by {_decided_by(h.verdict, bool(h.jury))}; " if swapped else ""
+        decided = f"decided by {_hearing_rule(h)}; " if swapped else ""
         lines.append(
             f"- {order}{decided}{h.rounds} round(s){stop}, {tokens} tokens, {h.calls} calls"
         )

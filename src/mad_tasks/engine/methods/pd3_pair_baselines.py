@@ -2,9 +2,9 @@
 references duplicate more, each side scored by its references' similarity to it, taken at their
 MAX or their AVG.
 
-- `pair_similarity`: no model call; each reference's ROUGE-L F1 (`rouge_l`), BM25 score over the
-  side's references (`bm25`) or embedding cosine (`dense`) against the side's project (the
-  paper's WF and VD rows).
+- `pair_similarity`: no model call; each reference's ROUGE-L F1 (`rouge_l`), BM25 score over both
+  sides' references (`bm25`, one index so the sides compare) or embedding cosine (`dense`)
+  against the side's project (the paper's WF and VD rows).
 - `pair_pointwise`: LLM-as-a-Judge MAX / AVG, one judge call per reference, each scoring 1-10
   how far that one reference duplicates the project (the feedback module's judge, shown one
   reference, no conclusion); a score still unreadable after `retries` is left out.
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from .. import viewer_text
-from ..checks import one_of
+from ..checks import OptionError, one_of
 from ..embeddings import Embedder
 from ..options import Options, embedder_option, option
 from ..records import AgentAnswer, DebateResult, MethodRecord
@@ -60,6 +60,10 @@ class PairSimilarityOptions(Options):
         "(the paper's gte-Qwen2-1.5B-instruct) or openai[/<model>]."
     )
 
+    def validate(self) -> None:
+        if self.similarity != "dense" and self.embedder != "hashing":  # the default: unused
+            raise OptionError("embedder", self.embedder, "set only with similarity dense")
+
 
 @dataclass(frozen=True)
 class PairPointwiseOptions(ProjectOptions):
@@ -68,14 +72,16 @@ class PairPointwiseOptions(ProjectOptions):
 
 @dataclass(frozen=True)
 class SideScores:
-    """One side: its project, its references, each reference's score (None: unreadable) and the
-    side's aggregate (None when no score was readable)."""
+    """One side: its project, its references, each reference's score (None: unreadable), the
+    side's aggregate (None when no score was readable) and the judge's replies per reference
+    (follow-ups included; none without a model call)."""
 
     side: str
     query: str
     references: tuple[str, ...]
     scores: tuple[float | None, ...]
     score: float | None
+    replies: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -104,7 +110,9 @@ def aggregate(scores: Sequence[float | None], how: str) -> float | None:
     return max(readable) if how == "max" else statistics.fmean(readable)
 
 
-Scorer = Callable[[str, Project | None, Sequence[Project]], Awaitable[list[float | None]]]
+# a side's references scored: each one's score, and the replies behind it (none without a call)
+Scored = list[tuple[float | None, tuple[str, ...]]]
+Scorer = Callable[[str, Project | None, Sequence[Project]], Awaitable[Scored]]
 
 
 async def pair_scores(
@@ -115,19 +123,22 @@ async def pair_scores(
 
     async def one(side: str, query: Project | None, refs: Sequence[Project]) -> SideScores:
         async with rt.span(f"side {side}"):
-            scores = await score(side, query, refs)
-        ids = tuple(r.id for r in refs)
+            scored = await score(side, query, refs)
+        ids, scores = tuple(r.id for r in refs), tuple(x for x, _ in scored)
+        replies = tuple(texts for _, texts in scored) if similarity == "judge" else ()
         return SideScores(
-            side, query.id if query else "", ids, tuple(scores), aggregate(scores, how)
+            side, query.id if query else "", ids, scores, aggregate(scores, how), replies
         )
 
     sides = await rt.gather(one("A", *a), one("B", *b))
     prediction = predict(sides[0].score, sides[1].score)
     rt.info("prediction", _markdown(sides, similarity, how, prediction))
-    answers = [
-        AgentAnswer(f"{s.side} {similarity}", 1, "", None if s.score is None else f"{s.score:g}")
+    answers = [  # the judge's reply on each reference (no answer without a model call)
+        AgentAnswer(f"{s.side} judge {ref}", 1, texts[-1], None if x is None else f"{x:g}",
+                    len(texts))
         for s in sides
-    ]
+        for ref, x, texts in zip(s.references, s.scores, s.replies)
+    ]  # fmt: skip
     record = PairScoresRecord(similarity, how, list(sides), prediction)
     return DebateResult(
         method=f"pair_{'pointwise' if similarity == 'judge' else 'similarity'}",
@@ -139,20 +150,28 @@ async def pair_scores(
     )
 
 
-def similarity_scorer(session: Session, o: PairSimilarityOptions, embedder: Embedder) -> Scorer:
+def similarity_scorer(
+    session: Session,
+    o: PairSimilarityOptions,
+    embedder: Embedder | None,
+    corpus: Sequence[Project],
+) -> Scorer:
     """Each reference's similarity to the side's project (its title and text; the question's
-    text when the side gives no project), no model call."""
+    text when the side gives no project), no model call. BM25 indexes `corpus`, both sides'
+    references, so the two sides' scores share one IDF and compare."""
 
-    async def score(
-        side: str, query: Project | None, refs: Sequence[Project]
-    ) -> list[float | None]:
+    async def score(side: str, query: Project | None, refs: Sequence[Project]) -> Scored:
         text = full_text(query) if query else session.problem.question.text
         if o.similarity == "rouge_l":
-            return [rouge_l(text, full_text(r)) for r in refs]
-        if o.similarity == "bm25":
-            return list(lexical_scores(Project("", "", text), refs))
-        vectors = await embedder.embed([text, *(full_text(r) for r in refs)])
-        return [float(v) for v in vectors[1:] @ vectors[0]]
+            values = [rouge_l(text, full_text(r)) for r in refs]
+        elif o.similarity == "bm25":
+            found = dict(zip(corpus, lexical_scores(Project("", "", text), corpus)))
+            values = [found[r] for r in refs]
+        else:
+            assert embedder is not None  # loaded for similarity dense
+            vectors = await embedder.embed([text, *(full_text(r) for r in refs)])
+            values = [float(v) for v in vectors[1:] @ vectors[0]]
+        return [(x, ()) for x in values]
 
     return score
 
@@ -164,13 +183,11 @@ def judge_scorer(session: Session, o: PairPointwiseOptions) -> Scorer:
         **{k: v for k, v in asdict(o).items() if k in shared}, samples=1, conclusion=False
     )
 
-    async def score(
-        side: str, query: Project | None, refs: Sequence[Project]
-    ) -> list[float | None]:
+    async def score(side: str, query: Project | None, refs: Sequence[Project]) -> Scored:
         judged = await session.runtime.gather(
             *(feedback(session, query, [r], one_ref, f"{side} {r.id}") for r in refs)
         )
-        return [j.mean for j in judged]
+        return [(j.mean, j.replies[0]) for j in judged]
 
     return score
 
@@ -198,7 +215,9 @@ SPECS = (
         "PD³'s Task-2 WF and VD baselines: each side scored by its references' ROUGE-L, BM25 or "
         "embedding similarity to it (max or avg), no model call.",
         PairSimilarityOptions,
-        lambda o, setup: _similarity_run(o, setup.embedder(o.embedder)),
+        lambda o, setup: _similarity_run(
+            o, setup.embedder(o.embedder) if o.similarity == "dense" else None
+        ),
         reads=SidePair,
         roles=lambda o: (),
     ),
@@ -217,9 +236,14 @@ SPECS = (
 
 
 def _similarity_run(
-    o: PairSimilarityOptions, embedder: Embedder
+    o: PairSimilarityOptions, embedder: Embedder | None
 ) -> Callable[[Session, SidePair], Awaitable[DebateResult]]:
     """The similarity baseline with its embedder loaded (before any sample)."""
     return lambda s, p: pair_scores(
-        s, p.a, p.b, o.similarity, o.aggregate, similarity_scorer(s, o, embedder)
+        s,
+        p.a,
+        p.b,
+        o.similarity,
+        o.aggregate,
+        similarity_scorer(s, o, embedder, [*p.a[1], *p.b[1]]),
     )

@@ -8,16 +8,21 @@ Large Language Model based Evaluations"): seed 002's PRD baseline, a pairwise ju
    states it again. `turns` (the authors' code: max_turn 4) turns in all; the code stops no
    earlier, and neither does this.
 3. The verdict (`final`): the last preference stated (`last_turn`, the default: the reviewer who
-   had the last word, having read everything; with no turn, reviewer 2's review), or, with
-   `agreement`, the reviewers' latest preferences when they agree and no verdict when they do
-   not. The authors' code records every turn's preference and states no rule.
+   had the last word, having read everything; with no turn, the side more reviews prefer, a
+   split being a tie), or, with `agreement`, the reviewers' latest preferences when they agree
+   and no verdict when they do not. The authors' code records every turn's preference and
+   states no rule.
+A limit of the run ends the discussion: the statements made so far decide (none made: no
+verdict), and the record says where it stopped.
 With `swap`, a second hearing judges the answers reversed, as every D3 judge does; orders that
 disagree give a tie. The reviewers are the roles `reviewer_1` and `reviewer_2` (PRD pairs two
 different models: bind them with --model-role); an unreadable preference is asked again (`retries`)
 and then counts as none, never as a tie.
 
 Ours, recorded: the discussion is one prompt per turn holding the transcript so far, where the
-code appends turns to each reviewer's chat history; the prompts are our own words.
+code appends turns to each reviewer's chat history; reviewer 1 always opens, where the code also
+runs a second discussion with reviewer 2 opening (bind the roles the other way round for it); the
+prompts are our own words.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .. import prompts, viewer_text
 from ..answers import Choice
 from ..checks import boolean, integer, one_of
 from ..content import Content, Msg
+from ..limits import LimitReached
 from ..options import MAX_RETRIES, MAX_ROUNDS, Generation, option
 from ..protocols.d3 import TIE, Verdict
 from ..records import AgentAnswer, DebateResult
@@ -98,22 +104,29 @@ def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequenc
     )
 
 
-def verdict_of(final: str, stated: Sequence[tuple[int, str | None]]) -> str | None:
+def verdict_of(
+    final: str, stated: Sequence[tuple[int, str | None]], discussed: bool = True
+) -> str | None:
     """The verdict from the preferences in the order stated, (reviewer, side or None): the last
-    stated one, or with `agreement` both reviewers' latest when they agree (none otherwise)."""
+    stated one, or with `agreement` both reviewers' latest when they agree (none otherwise).
+    Without a discussion turn (`discussed` false) `last_turn` reads the reviews as the first
+    verdict does: the side more of them prefer, a split being a tie."""
     readable = [(r, s) for r, s in stated if s is not None]
+    if final == "last_turn" and not discussed:
+        sides = [s for _, s in readable]
+        gap = sides.count("A") - sides.count("B")
+        return None if not sides else "A" if gap > 0 else "B" if gap < 0 else TIE
     if final == "last_turn":
         return readable[-1][1] if readable else None
     latest = dict(readable)
-    sides = set(latest.values())
-    return sides.pop() if len(latest) == 2 and len(sides) == 1 else None
+    agreed = set(latest.values())
+    return agreed.pop() if len(latest) == 2 and len(agreed) == 1 else None
 
 
 async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions) -> DebateResult:
     async def hold(court: Court) -> Hearing:
         rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b)
-        statements: list[JurorVote] = []
-        speakers = [1, 2]  # who made each statement, in order: the reviews, then the turns
+        made: list[tuple[int, int, JurorVote]] = []  # (reviewer, round, statement), in order
 
         async def state(reviewer: int, round: int, prompt: Content, what: str) -> JurorVote:
             name = court.prefix + REVIEWERS[reviewer - 1]
@@ -122,32 +135,48 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
                 PREFERENCE.extract, prompts.reminder(PREFERENCE), asks=asks,
             )  # fmt: skip
             side = None if asked.value is None else SIDE[asked.value]
-            text = asked.replies[-1]
-            court.answers.append(AgentAnswer(name, round, text, side, len(asked.replies)))
-            return JurorVote(name, what, side, text, len(asked.replies))
+            return JurorVote(name, what, side, asked.replies[-1], len(asked.replies))
+
+        async def review(reviewer: int) -> JurorVote | LimitReached:
+            try:
+                return await state(reviewer, 1, review_prompt(court.pair, reviewer), REVIEW)
+            except LimitReached as limit:  # the other review may still finish
+                return limit
 
         async with rt.span("reviews"):
-            statements += await rt.gather(
-                *(state(r, 1, review_prompt(court.pair, r), REVIEW) for r in (1, 2))
-            )
-        reviews = [s.rationale for s in statements]
-        said: list[str] = []
-        for turn in range(1, opts.turns + 1):
+            reviewed = await rt.gather(review(1), review(2))
+        made += [(r, 1, v) for r, v in zip((1, 2), reviewed) if isinstance(v, JurorVote)]
+        cut = next((v for v in reviewed if isinstance(v, LimitReached)), None)
+        if cut is not None:
+            if not made:
+                raise cut  # no statement at all: no verdict to give
+            court.stop(cut, "the reviews", "the finished review")
+        reviews = [v.rationale for _, _, v in made]
+        turn = 0
+        while cut is None and turn < opts.turns:
+            turn += 1
             reviewer = 1 + (turn - 1) % 2
-            async with rt.span(f"turn {turn}"):
-                prompt = turn_prompt(court.pair, reviewer, reviews, said)
-                statements.append(await state(reviewer, turn + 1, prompt, f"turn {turn}"))
-            speakers.append(reviewer)
-            said.append(statements[-1].rationale)
-        stated = [(r, s.vote) for r, s in zip(speakers, statements)]
-        winner = verdict_of(opts.final, stated)
-        latest = {r: s for r, s in stated if s is not None}
+            prompt = turn_prompt(court.pair, reviewer, reviews, [v.rationale for *_, v in made[2:]])
+            try:
+                async with rt.span(f"turn {turn}"):
+                    made.append((reviewer, turn + 1, await state(reviewer, turn + 1, prompt,
+                                                                 f"turn {turn}")))  # fmt: skip
+            except LimitReached as limit:  # the statements made so far decide
+                court.stop(limit, f"turn {turn}", "the preferences stated before it")
+                break
+        statements = [v for *_, v in made]
+        court.answers += [
+            AgentAnswer(v.juror, n, v.rationale, v.vote, v.attempts) for _, n, v in made
+        ]
+        stated = [(r, v.vote) for r, _, v in made]
+        winner = verdict_of(opts.final, stated, discussed=len(made) > 2)
+        latest = {r: side for r, side in stated if side is not None}
         votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
-        verdict = Verdict(winner, votes, sum(s is None for _, s in stated), False, None)
+        verdict = Verdict(winner, votes, sum(side is None for _, side in stated), False, None)
         rt.info("discussion", _markdown(statements, winner, opts.final))
         return Hearing(
             order=court.order,
-            rounds=len(said),
+            rounds=len(made) - len(reviews),
             defences=[],
             evaluations=[],
             stop_reason=None,
