@@ -707,3 +707,4 @@ async def test_trust_self_prunes_by_each_heads_own_confidence_against_the_whole_
     assert result.options["trust"] == "self" and result.options["pruning"] == "global"
     [(_, text)] = [(t, d) for t, d in rt.infos if t == "graph 2"]
     assert "latest recalibrated confidence (trust self" in text
+    assert "at or above the whole graph's mean, 0.537" in text

@@ -771,3 +771,12 @@ def test_the_querys_facet_is_stated_in_every_prompt_that_presents_it() -> None:
     asyncio.run(feedback_pair(session_for(rt, question), (a, REFS), (b, REFS), FeedbackOptions()))
     stated = [("by the project's background only" in text(c), c.agent[0]) for c in rt.calls]
     assert len(stated) == 8 and all(said == (side == "A") for said, side in stated)
+
+
+def test_traversal_takes_any_number_of_candidates_and_no_sets() -> None:
+    """32 candidates do not split into sets of 5, and traversal needs none: 1 group of 10, then
+    5 new each (10 + 5 x 4 + 2: 6 groups)."""
+    many = [Project(f"c{i:02d}", f"Candidate {i}", f"Work {i}.") for i in range(32)]
+    result, rt = run(opts=PD3Options(grouping="traversal", group_size=10), candidates=many)
+    assert [len(g.members) for g in record_of(result).groups] == [10] * 5 + [7]
+    assert len(rt.calls) == 60

@@ -16,12 +16,15 @@ from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
+from mad_tasks.engine.methods.pd3_feedback import SidePair
 from mad_tasks.engine.methods.pd3_pair_baselines import (
+    MAX_REFERENCES,
     PairPointwiseOptions,
     PairScoresRecord,
     PairSimilarityOptions,
     aggregate,
     judge_scorer,
+    judged_pair,
     pair_scores,
     similarity_scorer,
 )
@@ -143,3 +146,12 @@ def test_aggregate_reads_only_readable_scores() -> None:
     assert aggregate([3.0, None, 5.0], "max") == 5.0
     assert aggregate([3.0, None, 5.0], "avg") == 4.0
     assert aggregate([None, None], "max") is None and aggregate([], "avg") is None
+
+
+def test_too_many_references_are_refused_before_any_call() -> None:
+    many = [Project(f"r{i}", "", f"reference {i}") for i in range(MAX_REFERENCES + 1)]
+    rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
+    pair = SidePair((A, REFS_A), (B, many))
+    with pytest.raises(ValueError, match=f"side B has {MAX_REFERENCES + 1} references"):
+        asyncio.run(judged_pair(session(rt), pair, PairPointwiseOptions()))
+    assert rt.calls == []

@@ -39,6 +39,12 @@ def graph_markdown(
             f"Topology `mdm`, pruning `{opts.pruning}`, trust `{opts.trust}`: each agent reads "
             "the peers marked * in its row."
         )
+        if opts.pruning == "global":  # one threshold for the graph, not the rows' means
+            edges = [g.W[i][j] for i in range(n) for j in range(n) if i != j]
+            topology += (
+                f" Kept: the weights at or above the whole graph's mean, "
+                f"{_f(sum(edges) / len(edges))} (a reader none passes keeps its heaviest peer)."
+            )
     else:
         topology = (
             "Topology `full`: every agent reads every other; the weights are computed for "

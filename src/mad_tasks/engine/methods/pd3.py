@@ -285,7 +285,9 @@ async def pd3(
     seed = query_seed(opts.seed, query.id)
     q = prepare_query(session, query, candidates, opts, seed)
     rt = session.runtime
-    sets = partition(q.order, opts.set_size, seed + 1)
+    # traversal takes the candidates in the partition's seeded order and makes no sets
+    set_size = 1 if opts.grouping == "traversal" else opts.set_size
+    sets = partition(q.order, set_size, seed + 1)
     titles = {c.id: c.title for c in candidates}
     rt.info("candidates", _candidates_markdown(q, sets, titles))
     run = Tournament(session, q, opts)

@@ -83,7 +83,12 @@ class JudgedOptions(ProjectOptions):
     )
 
     def check_candidates(self, n: int) -> None:
-        """Refuse, before any call, a sample whose `n` candidates the options cannot serve."""
+        """Refuse, before any call, a sample whose `n` candidates the options cannot serve: every
+        candidate gets a label (and `pointwise` a call), so at most len(LABEL_NUMBERS)."""
+        if n > len(LABEL_NUMBERS):
+            raise ValueError(
+                f"a query has {n} candidates; at most {len(LABEL_NUMBERS)} can be judged"
+            )
         if self.top_k > n:
             raise OptionError(
                 "top_k", self.top_k, f"an integer from 1 to the number of candidates ({n})"
@@ -104,14 +109,6 @@ class ListwiseOptions(JudgedOptions):
         "seed of the labels, the partition and the random groups, mixed with the query's id.",
         lambda name, v: integer(name, v, None),
     )
-
-    def check_candidates(self, n: int) -> None:
-        """Refuse, before any call, a sample whose `n` candidates the options cannot serve."""
-        if n > len(LABEL_NUMBERS):
-            raise ValueError(
-                f"a query has {n} candidates; at most {len(LABEL_NUMBERS)} can be labelled"
-            )
-        super().check_candidates(n)
 
 
 @dataclass(frozen=True)
@@ -165,7 +162,7 @@ class PD3Options(ListwiseOptions):
         "round_robin (every combination of group_size / set_size sets), sliding (windows of "
         "consecutive sets, cyclic, step 1), random (as many groups, members drawn at random) or "
         "traversal (one group after another: the last decision's top_k and group_size - top_k "
-        "new candidates; the last decision is the result).",
+        "new candidates, in a seeded order; the last decision is the result; set_size unused).",
         lambda name, v: one_of(name, v, GROUPINGS),
     )
     agents: int = option(
@@ -200,7 +197,7 @@ class PD3Options(ListwiseOptions):
 
     def validate(self) -> None:
         super().validate()
-        if self.group_size % self.set_size:
+        if self.grouping != "traversal" and self.group_size % self.set_size:
             raise OptionError(
                 "group_size", self.group_size, f"a multiple of set_size ({self.set_size})"
             )
@@ -228,7 +225,7 @@ class PD3Options(ListwiseOptions):
     def check_candidates(self, n: int) -> None:
         """Also: the sets, the groups and the calls `n` candidates make."""
         super().check_candidates(n)
-        if n % self.set_size:
+        if self.grouping != "traversal" and n % self.set_size:  # traversal makes no sets
             raise OptionError(
                 "set_size", self.set_size, f"a divisor of the number of candidates ({n})"
             )

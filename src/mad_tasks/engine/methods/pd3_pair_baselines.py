@@ -35,6 +35,7 @@ from .pd3_records import Project
 
 SIMILARITIES = ("rouge_l", "bm25", "dense")
 AGGREGATES = ("max", "avg")
+MAX_REFERENCES = 100  # per side: pair_pointwise makes one call per reference (the paper's: 5)
 
 
 def _aggregate() -> Any:
@@ -192,6 +193,20 @@ def judge_scorer(session: Session, o: PairPointwiseOptions) -> Scorer:
     return score
 
 
+async def judged_pair(session: Session, pair: SidePair, o: PairPointwiseOptions) -> DebateResult:
+    """LLM-as-a-Judge MAX / AVG on a pair, refused before any call when a side has more
+    references than MAX_REFERENCES (each one is a call)."""
+    for side, (_, refs) in zip("AB", (pair.a, pair.b)):
+        if len(refs) > MAX_REFERENCES:
+            raise ValueError(
+                f"side {side} has {len(refs)} references; pair_pointwise judges at most "
+                f"{MAX_REFERENCES} per side (one call each)"
+            )
+    return await pair_scores(
+        session, pair.a, pair.b, "judge", o.aggregate, judge_scorer(session, o)
+    )
+
+
 def _markdown(
     sides: Sequence[SideScores], similarity: str, how: str, prediction: str | None
 ) -> str:
@@ -226,9 +241,7 @@ SPECS = (
         "PD³'s Task-2 LLM-as-a-Judge baseline: each reference scored 1-10 on its own, a side's "
         "score the max or avg of its references'.",
         PairPointwiseOptions,
-        lambda o, setup: (
-            lambda s, p: pair_scores(s, p.a, p.b, "judge", o.aggregate, judge_scorer(s, o))
-        ),
+        lambda o, setup: lambda s, p: judged_pair(s, p, o),
         reads=SidePair,
         roles=lambda o: ("feedback",),
     ),
