@@ -80,6 +80,7 @@ from mad_tasks.solvers import (
     single,
     single_judge,
     single_stage,
+    tourrank,
     tod_no_sd,
     tod_no_tree,
     tree_of_debate,
@@ -462,6 +463,17 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     **{s.__name__: (s, PD3) for s in (pd3, llm_voting)},
     "listwise": (listwise, LISTWISE),
     "pointwise": (pointwise, {k: v for k, v in LISTWISE.items() if k != "seed"}),
+    "tourrank": (
+        tourrank,
+        {
+            **LISTWISE,
+            "tournaments": ints(1, 50),
+            "stages": [
+                (v, "a list of 1 to 10 decreasing positive integers")
+                for v in ([20, 20], [0], [], "x", None)
+            ],
+        },
+    ),
     "bm25": (bm25, {"top_k": ints(1, 50)}),
     "rouge_l": (rouge_l, {"top_k": ints(1, 50)}),
     "dense": (dense, {"top_k": ints(1, 50), **EMBEDDER}),

@@ -989,6 +989,7 @@ HEADLINES = {
         ("Random (Random)", "Prec@5", "16.80"),
         ("ROUGE-L (WF)", "Prec@5", "23.99"),
         ("LLM-as-a-Judge (LLM)", "Prec@5", "38.49"),
+        ("TourRank (LLM)", "K = 3", "30.21"),
     ],
     "seed000_ablations": [
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),

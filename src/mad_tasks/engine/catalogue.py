@@ -22,6 +22,7 @@ from .methods import (
     pd3_baselines,
     pd3_feedback,
     pd3_pair_baselines,
+    pd3_tourrank,
     peer_discussion,
     peer_review,
     reconcile,
@@ -49,7 +50,8 @@ CATALOGUE = Catalogue(
     *tod.SPECS,  # tree_of_debate, tod_no_tree, tod_no_sd
     *tod_baselines.SPECS,  # single_stage, two_stage
     *pd3.SPECS,  # pd3, llm_voting
-    *pd3_baselines.SPECS,  # listwise, bm25
+    *pd3_baselines.SPECS,  # listwise, pointwise, bm25, rouge_l, dense, random_k
+    pd3_tourrank.SPEC,
     pd3_feedback.SPEC,
     *pd3_pair_baselines.SPECS,  # pair_similarity, pair_pointwise
 )
