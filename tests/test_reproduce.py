@@ -39,6 +39,7 @@ from mad_tasks.reproduce import (
     measuring,
     parse_stat,
     plurality,
+    prepare,
     round_consensus,
     round_correct,
     run_experiment,
@@ -933,6 +934,9 @@ def test_a_row_averaged_over_variants_runs_each_and_scores_their_mean(tmp_path: 
     experiment = load_experiment(path)
     assert experiment.evals == 2
     data = {"strategyqa": str(STRATEGYQA)}
+    # an -S option the variants set too: the variant's value wins, as it does when the row runs
+    swept = prepare(experiment, data, solver_args={"protocol": "ranked", "agents": 3})
+    assert swept.solver_args["Both"] == {"protocol": "ranked", "agents": 2}
     runs = run_experiment(
         experiment, "madsim/x", str(tmp_path), data, limit=4, model_args={"accuracy": 0.5},
         display="none",
