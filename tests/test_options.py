@@ -330,6 +330,7 @@ PD3: Cases = {
     "agents": ints(1, 32),
     "debate_rounds": ints(0, 20),
     "visibility": choices("simultaneous", "sequential"),
+    "reasoning": choices("uniform", "diverse"),
     "extra_asks": bools(),
     "decider": choices("senior", "single"),
     **LISTWISE,

@@ -495,6 +495,21 @@ def test_traversal_runs_its_groups_one_after_another_on_the_last_decisions_picks
     assert all(max(a) < min(b) for a, b in itertools.pairwise(spans))
 
 
+def test_dmad_gives_each_expert_its_own_way_of_reasoning() -> None:
+    """Table 1's DMAD as PD³ ran it: chain of thought, step-back and self-refine, one per expert,
+    in round 0 and in every debate round; uniform experts get none of them."""
+    ways = list(pd3_prompts.REASONING.values())
+    _, rt = run(opts=PD3Options(group_size=30, reasoning="diverse"))
+    experts = [c for c in rt.calls if c.role == "expert"]
+    assert len(experts) == 9
+    for call in experts:
+        _, expert = where(call)
+        shown = text(call)
+        assert [w in shown for w in ways] == [i == expert - 1 for i in range(3)], call.agent
+    _, plain = run(opts=PD3Options(group_size=30))
+    assert not any(w in text(c) for c in plain.calls for w in ways)
+
+
 # -- options --------------------------------------------------------------------------------------
 
 

@@ -994,6 +994,7 @@ HEADLINES = {
         ("ROUGE-L (WF)", "Prec@5", "23.99"),
         ("LLM-as-a-Judge (LLM)", "Prec@5", "38.49"),
         ("TourRank (LLM)", "K = 3", "30.21"),
+        ("DMAD (MAD)", "K = 4", "9.37"),
     ],
     "seed000_ablations": [
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),

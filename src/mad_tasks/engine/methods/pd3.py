@@ -69,11 +69,12 @@ class Tournament(Decider):
         (`current`: its last round is the one in progress)."""
         opts = self.opts
         if round == 0:
-            ask = prompts.initial(expert, opts.agents, self.k)
+            ask = prompts.initial(expert, opts.agents, self.k, opts.reasoning)
         else:
             ask = prompts.debate(
-                expert, opts.agents, self.k, round, opts.debate_rounds, opts.extra_asks
-            )
+                expert, opts.agents, self.k, round, opts.debate_rounds, opts.extra_asks,
+                opts.reasoning,
+            )  # fmt: skip
         record = prompts.debate_record(
             [[(s.expert, s.text) for s in statements] for statements in shown], current
         )
@@ -165,7 +166,8 @@ class Tournament(Decider):
             rounds = range(opts.debate_rounds + 1)
             rows = [
                 (
-                    f"Expert {e}",
+                    f"Expert {e}"
+                    + (f" ({way})" if (way := prompts.way_of(e, opts.reasoning)) else ""),
                     *(
                         self.shown(s.picks[: self.k])
                         for r in rounds

@@ -32,6 +32,7 @@ MAX_GROUP_SIZE = len(LABEL_NUMBERS)  # as many candidates as there are labels
 MAX_VIEW_TOKENS = 100_000  # per candidate or query (paper: about 1.3k)
 
 DECIDERS = ("senior", "single")
+REASONINGS = ("uniform", "diverse")
 VISIBILITIES = ("simultaneous", "sequential")
 RESULT = "[RESULT]"
 
@@ -187,6 +188,12 @@ class PD3Options(ListwiseOptions):
         "the senior also weighs the experts' disagreements and reasons against the criteria and "
         "lists exactly top_k.",
         boolean,
+    )
+    reasoning: str = option(
+        "uniform",
+        "uniform (every expert asked alike) or diverse (DMAD, as the paper ran it: the experts "
+        "reason by chain of thought, step-back prompting and self-refine, in turn).",
+        lambda name, v: one_of(name, v, REASONINGS),
     )
     decider: str = option(
         "senior",

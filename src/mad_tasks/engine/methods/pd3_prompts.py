@@ -133,29 +133,49 @@ NEUTRAL = (
 )
 
 
-def _expert(expert: int, agents: int, k: int) -> str:
+# DMAD (Liu et al. 2025) as PD³ ran it (App. A.5): each expert reasons its own way, cycled
+REASONING = {
+    "chain_of_thought": "Reason step by step through the candidates before you choose.",
+    "step_back": "First step back: state the general features that make two projects in this "
+    "domain duplicates, then apply them to the candidates.",
+    "self_refine": "Draft a selection, critique it against the detection criteria, then give "
+    "your refined selection.",
+}
+
+
+def way_of(expert: int, reasoning: str) -> str:
+    """The reasoning method of `expert` (from 1) under `-S reasoning`: "" when uniform."""
+    ways = list(REASONING)
+    return ways[(expert - 1) % len(ways)] if reasoning == "diverse" else ""
+
+
+def _expert(expert: int, agents: int, k: int, reasoning: str = "uniform") -> str:
+    way = way_of(expert, reasoning)
     return (
         f"You are Expert {expert}, one of {agents} experts on the panel. {NEUTRAL} The objective: "
         f"following the detection criteria, determine the {k} candidate projects most relevant to "
-        "the project under detection."
+        "the project under detection." + (f" {REASONING[way]}" if way else "")
     )
 
 
-def initial(expert: int, agents: int, k: int) -> str:
+def initial(expert: int, agents: int, k: int, reasoning: str = "uniform") -> str:
     """An expert's ask in round 0, after the candidates."""
     return (
-        _expert(expert, agents, k)
+        _expert(expert, agents, k, reasoning)
         + f"\n\nSelect the {k} most relevant candidates and give the reasons for your selection "
         "briefly, in one complete sentence. Name the candidates by their labels."
     )
 
 
-def debate(expert: int, agents: int, k: int, round: int, rounds: int, extra: bool) -> str:
+def debate(
+    expert: int, agents: int, k: int, round: int, rounds: int, extra: bool,
+    reasoning: str = "uniform",
+) -> str:  # fmt: skip
     """An expert's ask in debate round `round` (from 1) of `rounds`, after the record; `extra`
     (ours, `-S extra_asks`): it also names the candidates it now selects."""
     naming = f", naming the {k} candidates you now select by their labels" if extra else ""
     return (
-        _expert(expert, agents, k)
+        _expert(expert, agents, k, reasoning)
         + f"\n\nThis is debate round {round} of {rounds}. You may answer the other experts and "
         "add new arguments; adopt another expert's view and change your selection, saying why; "
         "or question another expert's choices. State your view briefly, in one complete "
