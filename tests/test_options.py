@@ -477,7 +477,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     ),
     "bm25": (bm25, {"top_k": ints(1, 50)}),
     "rouge_l": (rouge_l, {"top_k": ints(1, 50)}),
-    "dense": (dense, {"top_k": ints(1, 50), **EMBEDDER}),
+    "dense": (dense, {"top_k": ints(1, 50), **EMBEDDER, "instruction": optional(TEXT)}),
     "random_k": (
         random_k,
         {"top_k": ints(1, 50), "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)]},

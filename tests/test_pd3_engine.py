@@ -642,6 +642,25 @@ def test_pointwise_scores_each_candidate_alone_and_ranks_by_score() -> None:
     assert rt.info_titles() == ["pointwise"]
 
 
+def test_dense_embeds_the_query_in_gte_qwen2s_instructed_form() -> None:
+    """The paper's "with instruction" rows: the query, not the candidates, goes in as
+    'Instruct: ...\\nQuery: ...'; without an instruction it goes in as it is."""
+    seen: list[list[str]] = []
+
+    class Recording(HashingEmbedder):
+        async def embed(self, texts):  # type: ignore[no-untyped-def]
+            seen.append(list(texts))
+            return await super().embed(texts)
+
+    candidates = [Project("a", "A", "a text"), Project("b", "B", "b text")]
+    query = Project("q", "Q", "q text")
+    rt = ScriptedRuntime(Script())
+    asyncio.run(dense(session_for(rt), query, candidates, 1, Recording(), "Find duplicates"))
+    asyncio.run(dense(session_for(rt), query, candidates, 1, Recording()))
+    assert seen[0] == ["Instruct: Find duplicates\nQuery: Q\nq text", "A\na text", "B\nb text"]
+    assert seen[1][0] == "Q\nq text" and rt.calls == []
+
+
 def test_random_k_draws_k_distinct_candidates_seeded_by_the_query() -> None:
     candidates = [Project(f"c{i}", f"Title {i}", f"Text {i}.") for i in range(30)]
 

@@ -995,6 +995,7 @@ HEADLINES = {
         ("LLM-as-a-Judge (LLM)", "Prec@5", "38.49"),
         ("TourRank (LLM)", "K = 3", "30.21"),
         ("DMAD (MAD)", "K = 4", "9.37"),
+        ("gte-1.5B with instruction (VD)", "K = 2", "64.35"),
     ],
     "seed000_ablations": [
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),

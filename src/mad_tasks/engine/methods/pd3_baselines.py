@@ -78,7 +78,7 @@ def dense_run(
     o: DenseOptions, embedder: Embedder
 ) -> Callable[[Session, Retrieval], Awaitable[DebateResult]]:
     """The dense baseline with its embedder loaded (before any sample)."""
-    return lambda s, r: dense(s, r.query, r.candidates, o.top_k, embedder)
+    return lambda s, r: dense(s, r.query, r.candidates, o.top_k, embedder, o.instruction)
 
 
 def top_ids(
@@ -208,12 +208,19 @@ async def dense(
     candidates: Sequence[Project],
     k: int,
     embedder: Embedder,
+    instruction: str | None = None,
 ) -> DebateResult:
     """The vector-distance baseline: cosine similarity of each candidate's embedding (title and
-    text) to the query's, no model call."""
-    vectors = await embedder.embed([full_text(query), *(full_text(c) for c in candidates)])
+    text) to the query's, no model call; with an `instruction`, the query is embedded in
+    gte-Qwen2's instructed form (the paper's "with instruction" rows)."""
+    shown = full_text(query)
+    if instruction:
+        shown = f"Instruct: {instruction.strip()}\nQuery: {shown}"
+    vectors = await embedder.embed([shown, *(full_text(c) for c in candidates)])
     scores = [float(v) for v in vectors[1:] @ vectors[0]]
-    how = f"cosine similarity of the candidate's {embedder.name} embedding to the query's"
+    how = f"cosine similarity of the candidate's {embedder.name} embedding to the query's" + (
+        " (instructed)" if instruction else ""
+    )
     return ranked(session, "dense", "dense", candidates, scores, query, k, how)
 
 

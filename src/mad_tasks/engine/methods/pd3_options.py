@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..checks import OptionError, boolean, integer, one_of, text
+from ..checks import OptionError, boolean, integer, one_of, optional, text
 from ..options import (
     MAX_AGENTS,
     MAX_RETRIES,
@@ -131,6 +131,13 @@ class DenseOptions(LexicalOptions):
         "the embedding model: hashing (offline), sentence-transformers/<model> (the paper's "
         "gte-Qwen2-1.5B-instruct: sentence-transformers/Alibaba-NLP/gte-Qwen2-1.5B-instruct) or "
         "openai[/<model>]."
+    )
+    instruction: str | None = option(
+        None,
+        "an instruction for the query's embedding, as gte-Qwen2 takes one ('Instruct: <it>\\n"
+        "Query: <query>'; the candidates are embedded as they are): the paper's 'with "
+        "instruction' rows; unset: none.",
+        lambda name, v: optional(text, name, v),
     )
 
 
