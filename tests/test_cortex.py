@@ -25,6 +25,7 @@ from scripted import (
 )
 
 from mad_tasks.engine.answers import Choice, FreeText, YesNo
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question, media_of
 from mad_tasks.engine.methods.cortex import (
     CortexOptions,
@@ -36,7 +37,7 @@ from mad_tasks.engine.methods.cortex import (
 from mad_tasks.engine.methods.cortex_records import CortexRecord
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.requests import AnswerRequest
+from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
@@ -708,3 +709,45 @@ async def test_trust_self_prunes_by_each_heads_own_confidence_against_the_whole_
     [(_, text)] = [(t, d) for t, d in rt.infos if t == "graph 2"]
     assert "latest recalibrated confidence (trust self" in text
     assert "at or above the whole graph's mean, 0.537" in text
+
+
+async def test_trust_peer_weighs_each_head_by_the_others_ratings_of_its_answer() -> None:
+    """Table 2's peer evaluation (App. E): before each debate round every agent rates every
+    other agent's latest answer (never its own), all at once; a head's weight is the mean rating
+    it got (an unreadable one left out), pruned against the whole graph's mean."""
+    ratings = {"agent_1": "0.9", "agent_2": "0.7", "agent_3": "0.2", "agent_4": "0.4"}
+    answer = script(disagree(), golden_confidences())
+
+    def reply(call: Call) -> Reply:
+        if not isinstance(call.asks, ConfidenceRequest):
+            return answer(call)
+        rated = call.purpose.removeprefix("rate ")
+        if (call.agent, rated) == ("agent_2", "agent_1"):
+            return Reply("It looks fine, I cannot say more.", Usage(10, 2))  # unreadable
+        return Reply(f"Checked.\nCONFIDENCE: {ratings[rated]}", Usage(10, 2))
+
+    rt = ScriptedRuntime(reply)
+    opts = CortexOptions(agents=4, max_rounds=1, trust="peer", pruning="global")
+    result = await cortex(Session(rt, YESNO, retries=1), opts, FakeEmbedder())
+    rates = [c for c in rt.calls if isinstance(c.asks, ConfidenceRequest)]
+    assert sorted((c.agent, c.purpose) for c in rates if c.attempt == 0) == sorted(
+        (f"agent_{j}", f"rate agent_{i}") for i in range(1, 5) for j in range(1, 5) if i != j
+    )
+    assert len(rt.calls) == 4 + 12 + 1 + 4  # the unreadable rating asked again once
+    for call in (c for c in rates if c.attempt == 0):
+        rated = call.purpose.removeprefix("rate ")
+        shown = last_user(call)
+        assert marker(rated, 1) in shown and marker(call.agent, 1) not in shown
+        assert call.round == 2 and call.asks.answer == disagree()[rated]
+    [graph] = recorded(result)["graphs"]
+    assert graph["peer_scores"] == pytest.approx([0.9, 0.7, 0.2, 0.4])
+    assert graph["heads"] == {
+        "agent_1": ["agent_2"],
+        "agent_2": ["agent_1"],
+        "agent_3": ["agent_1", "agent_2"],
+        "agent_4": ["agent_1", "agent_2"],
+    }
+    [(_, text)] = [(t, d) for t, d in rt.infos if t == "graph 2"]
+    assert "Ratings received (the mean over the other agents): agent_1 0.900" in text
+    with pytest.raises(OptionError, match=r"'trust'.*at most 2000"):
+        CortexOptions(agents=20, max_rounds=10, trust="peer")

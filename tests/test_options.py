@@ -416,7 +416,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
                 )
             ],
             "pruning": choices("mean", "median", "top3", "bottom3", "global"),
-            "trust": choices("full", "individual", "self"),
+            "trust": choices("full", "individual", "self", "peer"),
             "s_mode": choices("smoothed", "literal"),
             "s_smoothing": positive(),
             "participation": choices("in", "out"),

@@ -1019,6 +1019,7 @@ HEADLINES = {
     "seed001_table2": [
         ("+ MDM (w/o I and S)", "Score", "66.69"),
         ("+ Self-evaluation (RECONCILE)", "Score", "62.13"),
+        ("+ Peer Evaluation (PRD)", "Score", "66.71"),
     ],
     "seed001_table9": [("AMT", "RA", "52.00")],
     "seed001_table11": [("w/o recalibration", "Average Score", "68.62")],

@@ -257,9 +257,10 @@ class GroupSummaryRequest(Request):
 
 @dataclass(frozen=True)
 class ConfidenceRequest(Request):
-    """How sure the agent is that `answer`, the answer it just gave, is right: a `CONFIDENCE:`
-    line from 0 to 1 (`on_demand`'s verbalized confidence, where the provider returns no token
-    log-probabilities). `answer` None: the agent gave no readable answer."""
+    """How sure the agent is that `answer` is right: a `CONFIDENCE:` line from 0 to 1. The answer
+    it just gave (`on_demand`'s verbalized confidence, where the provider returns no token
+    log-probabilities), or another agent's (CortexDebate's peer evaluation). `answer` None: no
+    readable answer."""
 
     fmt: AnswerFormat
     answer: str | None

@@ -40,7 +40,7 @@ from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
 from ..records import AgentAnswer, DebateResult
-from ..requests import AnswerRequest
+from ..requests import AnswerRequest, ConfidenceRequest
 from ..runtime import Runtime
 from ..session import Problem, Session
 from ..spec import FirstVote, MethodSpec, Run, Setup
@@ -62,6 +62,9 @@ if TYPE_CHECKING:
     from ..embeddings import Embedder
 
 TOPOLOGIES = ("mdm", "full")
+MAX_PEER_RATINGS = (
+    2000  # trust peer's rating calls per sample (the paper's 5 agents, 5 rounds: 100)
+)
 S_MODES = ("smoothed", "literal")
 EMBED_TEXTS = ("no_confidence", "raw")
 FREEFORM_VOTES = ("exact", "medoid")
@@ -197,8 +200,10 @@ class CortexOptions(Answering):
     trust: str = option(
         "full",
         "the edge weight: full (Eq. 9, C·R·I/S), individual (C·R only: Table 2's MDM without "
-        "its intimacy and self-orientation terms) or self (the head's own latest confidence: "
-        "Table 2's self-evaluation, with pruning global).",
+        "its intimacy and self-orientation terms), self (the head's own latest confidence: "
+        "Table 2's self-evaluation) or peer (the mean rating the other agents give its latest "
+        "answer, n(n-1) more calls a round: Table 2's peer evaluation); self and peer with "
+        "pruning global.",
         _choice(rules.TRUSTS),
     )
     embedder: str = embedder_option(
@@ -267,6 +272,18 @@ class CortexOptions(Answering):
     sizes: tuple[ModelSize | None, ...] = option((), "model sizes per agent.", group="internal")
     models: tuple[str, ...] = option((), "model per agent.", group="internal")
 
+    def validate(self) -> None:
+        super().validate()
+        ratings = self.agents * (self.agents - 1) * self.max_rounds
+        if self.trust == "peer" and ratings > MAX_PEER_RATINGS:
+            raise OptionError(
+                "trust",
+                self.trust,
+                f"full, individual or self with {self.agents} agents and {self.max_rounds} "
+                f"rounds: peer rates agents x (agents - 1) x max_rounds = {ratings} answers, "
+                f"at most {MAX_PEER_RATINGS}",
+            )
+
     def record(self) -> dict[str, Any]:
         d = super().record()
         # recorded in the CortexRecord (credibility, models)
@@ -303,6 +320,7 @@ class Graph:
     keep: list[list[bool]]  # keep[head][tail]
     participation_in: list[int]  # P after this round
     participation_out: list[int]
+    peer_scores: list[float | None] | None = None  # trust peer: the mean rating received
 
     def to_record(self, names: Sequence[str]) -> GraphRecord:
         n = len(names)
@@ -318,6 +336,7 @@ class Graph:
             heads={names[j]: [names[i] for i in rules.heads(self.keep, j)] for j in range(n)},
             participation_in=self.participation_in,
             participation_out=self.participation_out,
+            peer_scores=self.peer_scores,
         )
 
 
@@ -477,13 +496,19 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 I = [[1.0 - s for s in row] for row in sim]
                 smoothing = opts.s_smoothing if opts.s_mode == "smoothed" else 0.0
                 S = rules.self_orientation(d, n, P[opts.participation], smoothing)
-                W = _weights(opts.trust, C, R, I, S, [t.confidence for t in turns[-1]])
+                peer = None
+                if opts.trust == "peer":  # Table 2's peer evaluation: every agent rates the others
+                    peer = await _peer_scores(session, p, names, outputs, now, opts)
+                latest = [t.confidence for t in turns[-1]] if peer is None else [
+                    MISSING_CONFIDENCE if x is None else x for x in peer
+                ]  # fmt: skip
+                W = _weights(opts.trust, C, R, I, S, latest)
                 # Step 2: the sparse graph, rebuilt every round; P counts this round's debates
                 keep = (
                     rules.prune(W, opts.pruning) if opts.topology == "mdm" else rules.full_mesh(n)
                 )
                 P = {m: [a + b for a, b in zip(P[m], rules.participation(keep, m))] for m in P}
-                graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"])
+                graph = Graph(now, R, I, S, W, rules.tail_means(W), keep, P["in"], P["out"], peer)
                 graphs.append(graph)
                 rt.info(f"graph {now}", graph_markdown(graph, names, credibility, opts))
 
@@ -571,14 +596,64 @@ def _weights(
     latest: Sequence[float],
 ) -> rules.Matrix:
     """The edge weights under `trust`: Eq. 9's C·R·I/S; Table 2's "MDM w/o I and S", C·R; or its
-    self-evaluation, each head's own latest (recalibrated) confidence."""
+    self- or peer evaluation, each head's `latest` score (its own recalibrated confidence, or
+    the mean rating the others gave its answer)."""
     n = len(C)
     ones, no_terms = [1.0] * n, [[1.0] * n] * n
     if trust == "individual":
         return rules.edge_weights(C, R, no_terms, ones)
-    if trust == "self":
+    if trust in ("self", "peer"):
         return rules.edge_weights(ones, latest, no_terms, ones)
     return rules.edge_weights(C, R, I, S)
+
+
+def peer_prompt(question: Question, peer: str) -> Content:
+    """Table 2's peer evaluation (App. E): one agent rates another's answer."""
+    return compose(
+        question,
+        f"\n\nAnother agent answered this question:\n\n{NEIGHBOUR_HEADING}\n{peer.strip()}\n\n"
+        f"How likely is its answer to be right? Assess its reasoning briefly. {PEER_RATING}",
+    )
+
+
+PEER_RATING = (
+    'End your reply with a line "CONFIDENCE: c", where c, between 0 and 1, is the probability '
+    "that its answer is right."
+)
+
+
+async def _peer_scores(
+    session: Session,
+    p: Problem,
+    names: Sequence[str],
+    outputs: Sequence[AgentAnswer],
+    now: int,
+    opts: CortexOptions,
+) -> list[float | None]:
+    """Every agent rates each other agent's latest answer, all at once; an agent's score is the
+    mean of the readable ratings it got (None: none was readable)."""
+    n = len(names)
+    pairs = [(j, i) for i in range(n) for j in range(n) if i != j]  # (rater, rated)
+    asked = await session.runtime.gather(
+        *(
+            session.ask(
+                names[j],
+                names[j],
+                [Msg("user", peer_prompt(p.question, _shown(outputs[i].text, opts)))],
+                f"rate {names[i]}",
+                now,
+                parse_confidence,
+                f"Your reply has no readable rating. {PEER_RATING}",
+                asks=ConfidenceRequest(p.fmt, outputs[i].answer),
+            )
+            for j, i in pairs
+        )
+    )
+    got: list[list[float]] = [[] for _ in range(n)]
+    for (_, i), a in zip(pairs, asked):
+        if a.value is not None:
+            got[i].append(a.value)
+    return [sum(g) / len(g) if g else None for g in got]
 
 
 def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:

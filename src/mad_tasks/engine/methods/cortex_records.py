@@ -66,6 +66,9 @@ class GraphRecord:
     heads: dict[str, list[str]]  # tail -> the heads it read
     participation_in: list[int]  # P after this round
     participation_out: list[int]
+    # trust peer: the mean rating each agent's latest answer got from the others (None: none
+    # readable, weighed as MISSING_CONFIDENCE); None for every other trust
+    peer_scores: list[float | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ FORMULAS = {
     "individual": "C·R, the peer's (trust individual: I and S are shown but not used)",
     "self": "the peer's latest recalibrated confidence (trust self: the terms below are shown "
     "but not used)",
+    "peer": "the mean rating the other agents gave the peer's latest answer (trust peer: the "
+    "terms below are shown but not used)",
 }
 
 
@@ -91,7 +93,8 @@ def graph_markdown(
         "Trust weights W: a row is a reader, a column a peer it may read; `*` marks the "
         f"peers it reads (listed under reads).\n\n{w_table}\n\n"
         f"W(peer → reader) = {FORMULAS[opts.trust]}:\n\n"
-        f"{terms}\n\n"
+        + (_ratings(g.peer_scores, names) if g.peer_scores is not None else "")
+        + f"{terms}\n\n"
         f"C: credibility, {c_source}. R: the mean of its recalibrated confidences over the "
         f"rounds so far. S: self-orientation, (d − 1)(n − 1) − P {s_rule}, with d the debate "
         f"round and n the agents: the debates it could have had before this round minus those it "
@@ -100,6 +103,15 @@ def graph_markdown(
         f"{opts.participation} as it stood before this round.\n\n"
         "I: intimacy, 1 − the mean similarity of the two agents' outputs so far (the same both "
         f"ways), so a peer that says something different weighs more:\n\n{intimacy}"
+    )
+
+
+def _ratings(scores: Sequence[float | None], names: Sequence[str]) -> str:
+    rated = ", ".join(f"{name} {MISSING if x is None else _f(x)}" for name, x in zip(names, scores))
+    return (
+        f"Ratings received (the mean over the other agents): {rated}"
+        + (f" ({MISSING}: none readable, {MISSING_CONFIDENCE:g} used)" if None in scores else "")
+        + ".\n\n"
     )
 
 

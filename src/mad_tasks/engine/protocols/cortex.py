@@ -22,9 +22,10 @@ PARTICIPATION = ("in", "out")
 # or above the median (AMT), the three heaviest (Top-3), all but the three lightest (Bot-3); and
 # App. E's for Table 2's evaluation strategies: at or above the mean of the whole graph
 PRUNINGS = ("mean", "median", "top3", "bottom3", "global")
-# Eq. 9's trust (C·R·I/S), its individual terms only (C·R: Table 2's "MDM w/o I and S"), or the
-# head's own latest confidence (Table 2's self-evaluation, after RECONCILE)
-TRUSTS = ("full", "individual", "self")
+# Eq. 9's trust (C·R·I/S), its individual terms only (C·R: Table 2's "MDM w/o I and S"), the
+# head's own latest confidence (Table 2's self-evaluation, after RECONCILE) or the mean rating the
+# other agents give its latest answer (Table 2's peer evaluation, after PRD)
+TRUSTS = ("full", "individual", "self", "peer")
 TIE_BREAKS = ("lowest_agent_index", "none")
 
 
