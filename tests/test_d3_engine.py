@@ -17,6 +17,7 @@ import pytest
 from scripted import ScriptedRuntime, last_user, prefix_share, recorded, serialized, transcript_text
 
 from mad_tasks.engine import prompts
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods import d3, d3_options
 from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Pair, single_judge
@@ -180,6 +181,28 @@ async def test_jurors_get_the_papers_personas_in_turn() -> None:
     rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
     await more(new_session(rt), PAIR, advocates=1, jury=Jury(size=3, personas=False))
     assert all(d3_options.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
+
+
+async def test_a_persona_subset_draws_five_distinct_jurors_from_the_pool() -> None:
+    """Table 4's random 5-persona subsets: each seed draws 5 distinct personas of the 50 (the
+    same ones on a rerun), each juror prompted with its own; the record keeps them."""
+
+    async def drawn(seed: int) -> list[str]:
+        rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
+        result = await more(new_session(rt), PAIR, advocates=1, jury=Jury(subset=seed))
+        personas = [v["persona"] for v in recorded(result)["hearings"][0]["jury"]]
+        for i, persona in enumerate(personas):
+            [call] = rt.calls_of(f"juror_{i + 1}")
+            assert f"You are a juror: {persona}." in last_user(call)
+        assert result.options["persona_subset"] == seed
+        return personas
+
+    first = await drawn(1)
+    assert len(set(first)) == 5 and set(first) <= set(d3_options.POOL)
+    assert first == await drawn(1) and first != await drawn(2)
+    assert len(d3_options.POOL) == len(set(d3_options.POOL)) == 50
+    with pytest.raises(OptionError, match="'persona_subset'"):
+        d3_options.MoreOptions(personas=False, persona_subset=3)
 
 
 async def test_agent_ids_are_hidden_and_the_pair_is_shown_verbatim() -> None:

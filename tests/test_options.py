@@ -237,6 +237,7 @@ JURORS = "0 (the judge's score decides alone) or an odd integer from 1 to 15"
 COURT: Cases = {
     "jurors": [(v, JURORS) for v in ("five", 2.5, True, -1, 4, 17)],
     "personas": bools(),
+    "persona_subset": optional([(v, "an integer") for v in ("abc", 2.5, True)]),
     "tiebreak": choices("cumulative", "final"),
     "swap": bools(),
     "swap_resolution": choices("tie", "gap"),

@@ -1032,6 +1032,7 @@ HEADLINES = {
     "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650"), ("PRD", "Avg. Tokens", "3,100")],
     # the paper's Fig. 4 text (Sec. 5.5) and Table 5
     "seed002_fig4": [("Budgeted stopping", "Rounds", "2.71")],
+    "seed002_table4": [("Curated 5-persona set", "Accuracy (%)", "86.1")],
     "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9"), ("PRD", "Accuracy (%)", "71.5")],
     # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
     "seed003_table2_split": [

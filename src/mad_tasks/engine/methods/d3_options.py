@@ -5,6 +5,7 @@ that grade against a reference take the same objects; the judges' specs (`d3.py`
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,60 @@ PERSONAS = (
     "a technology entrepreneur with a background in AI",
 )
 GENERIC_JUROR = "an impartial member of the public"
+# Table 4's pool of 50 personas (App. G.1: "spanning law, medicine, education, technology, ethics,
+# business, social work, risk analysis, and compliance"); the paper does not print them: ours
+POOL = (
+    "a criminal defence lawyer",
+    "a judge of a civil appeals court",
+    "a contract lawyer for small firms",
+    "a human rights advocate",
+    "a paralegal who drafts court filings",
+    "an emergency room physician",
+    "a public health researcher",
+    "a pharmacist in a rural town",
+    "a psychiatric nurse",
+    "a medical ethicist at a teaching hospital",
+    "a primary school teacher",
+    "a university lecturer in mathematics",
+    "a special education coordinator",
+    "an adult literacy tutor",
+    "a school principal in a large city",
+    "a software engineer who reviews code for a living",
+    "a cybersecurity analyst",
+    "a data scientist at a startup",
+    "a technical writer of user manuals",
+    "an open-source maintainer",
+    "a moral philosopher",
+    "a hospital chaplain",
+    "a member of a research ethics board",
+    "a journalist who covers technology ethics",
+    "a volunteer mediator in community disputes",
+    "a retail store manager",
+    "a venture capital analyst",
+    "a small-business accountant",
+    "a marketing director",
+    "a supply chain planner",
+    "a child protection social worker",
+    "a housing advocate for low-income families",
+    "a case manager for refugees",
+    "a youth outreach worker",
+    "a counsellor at a crisis helpline",
+    "an insurance actuary",
+    "a financial risk officer at a bank",
+    "a disaster preparedness planner",
+    "an engineer who audits industrial safety",
+    "an epidemiologist who models outbreaks",
+    "a regulatory compliance officer at a pharmaceutical firm",
+    "a data protection officer",
+    "an internal auditor",
+    "an anti-money-laundering investigator",
+    "a quality assurance lead in manufacturing",
+    "a retired factory worker",
+    "a farmer who runs a family farm",
+    "a librarian",
+    "a professional translator",
+    "a high school science student",
+)
 AGGREGATIONS = ("synthesis", "max_score")  # MORE's: merge each side's defences, or best pairing
 
 # stopping preset -> (window, min_rounds, eps) unless set explicitly
@@ -30,14 +85,21 @@ PRESET = "the preset's value"
 
 @dataclass(frozen=True)
 class Jury:
-    """`size` 0 means no jury: the judge's score decides."""
+    """`size` 0 means no jury: the judge's score decides. `subset`: draw the personas from
+    `POOL` with this seed (Table 4's random subsets) instead of the paper's five."""
 
     size: int = 5
     personas: bool = True
     tiebreak: str = "cumulative"  # or "final": the judge's last scored round
+    subset: int | None = None
 
     def persona(self, i: int) -> str:
-        return PERSONAS[i % len(PERSONAS)] if self.personas else GENERIC_JUROR
+        if not self.personas:
+            return GENERIC_JUROR
+        if self.subset is None:
+            return PERSONAS[i % len(PERSONAS)]
+        drawn = random.Random(self.subset).sample(POOL, min(self.size, len(POOL)))
+        return drawn[i % len(drawn)]
 
 
 @dataclass(frozen=True)
@@ -72,6 +134,13 @@ class CourtOptions(Generation):
         boolean,
         group="jury",
     )
+    persona_subset: int | None = option(
+        None,
+        "draw the jurors' personas from a pool of 50 with this seed (Table 4's random 5-persona "
+        "subsets); unset: the paper's five.",
+        lambda name, v: optional(integer, name, v, None),
+        group="jury",
+    )
     tiebreak: str = option(
         "cumulative",
         "the judge score that settles a tied jury: cumulative or final.",
@@ -100,9 +169,14 @@ class CourtOptions(Generation):
         lambda name, v: integer(name, v, 0, MAX_RETRIES),
     )
 
+    def validate(self) -> None:
+        super().validate()
+        if self.persona_subset is not None and not self.personas:
+            raise OptionError("persona_subset", self.persona_subset, "unset when personas is false")
+
     @property
     def jury(self) -> Jury:
-        return Jury(self.jurors, self.personas, self.tiebreak)
+        return Jury(self.jurors, self.personas, self.tiebreak, self.persona_subset)
 
     @property
     def positions(self) -> Swap:

@@ -101,6 +101,7 @@ async def more(
         "aggregation": aggregation,
         "jurors": jury.size,
         "personas": jury.personas,
+        "persona_subset": jury.subset,
         "tiebreak": jury.tiebreak,
     }
     return await d3.decide(session, pair, "more", hold, swap, options, bias_note)

@@ -184,6 +184,7 @@ async def samre(
         "summarize": summarize,
         "jurors": jury.size,
         "personas": jury.personas,
+        "persona_subset": jury.subset,
         "tiebreak": jury.tiebreak,
     }
     result = await d3.decide(session, pair, "samre", hold, swap, options, bias_note)
