@@ -18,6 +18,7 @@ from mad_tasks.engine.protocols.d3 import (
     best_scores,
     cohen_kappa,
     converged,
+    discussion_verdict,
     judge_gap,
     jury_verdict,
     parse_criteria,
@@ -491,3 +492,34 @@ def test_cohen_kappa_weighs_each_pair_by_its_weight() -> None:
     )
     with pytest.raises(ValueError, match="same length"):
         cohen_kappa(["A", "B"], ["A", "B"], weights=[1.0])
+
+
+@pytest.mark.parametrize(
+    ("final", "stated", "verdict"),
+    [
+        ("last_turn", [(1, "A"), (2, "B"), (1, "B")], "B"),
+        ("last_turn", [(1, "A"), (2, None)], "A"),
+        ("last_turn", [(1, None), (2, None)], None),
+        ("agreement", [(1, "A"), (2, "B"), (1, "B")], "B"),
+        ("agreement", [(1, "A"), (2, "B")], None),
+        ("agreement", [(1, "A"), (2, None)], None),  # one reviewer never readable
+        ("agreement", [(1, "tie"), (2, "tie")], "tie"),
+    ],
+)
+def test_a_peer_discussions_verdict_rules(final: str, stated: list, verdict: str | None) -> None:
+    assert discussion_verdict(final, stated) == verdict
+
+
+@pytest.mark.parametrize(
+    ("stated", "verdict"),
+    [
+        ([(1, "A"), (2, "B")], "tie"),  # no turn: a split between the reviews is a tie
+        ([(1, "A"), (2, "A")], "A"),
+        ([(1, "B"), (2, None)], "B"),
+        ([(1, None), (2, None)], None),
+    ],
+)
+def test_without_a_turn_the_reviews_decide_as_a_first_verdict(
+    stated: list, verdict: str | None
+) -> None:
+    assert discussion_verdict("last_turn", stated, discussed=False) == verdict

@@ -22,7 +22,6 @@ from mad_tasks.engine.methods.pd3_pair_baselines import (
     PairPointwiseOptions,
     PairScoresRecord,
     PairSimilarityOptions,
-    aggregate,
     judge_scorer,
     judged_pair,
     pair_scores,
@@ -140,12 +139,6 @@ def test_the_pointwise_judge_scores_each_reference_alone() -> None:
             None,
             2,
         )
-
-
-def test_aggregate_reads_only_readable_scores() -> None:
-    assert aggregate([3.0, None, 5.0], "max") == 5.0
-    assert aggregate([3.0, None, 5.0], "avg") == 4.0
-    assert aggregate([None, None], "max") is None and aggregate([], "avg") is None
 
 
 def test_too_many_references_are_refused_before_any_call() -> None:

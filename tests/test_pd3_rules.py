@@ -6,6 +6,7 @@ vote and its tie-break chain (every order), the retrieval metrics against the pa
 
 from __future__ import annotations
 
+import random
 import re
 from collections import Counter
 from itertools import combinations, product
@@ -28,10 +29,12 @@ from mad_tasks.engine.protocols.pd3 import (
     read_picks,
     read_result,
     read_score,
+    side_score,
     traversal,
     vote,
     weighted,
 )
+from mad_tasks.engine.retrieval import lcs_length, rouge_l
 
 IDS = [f"c{i:02d}" for i in range(30)]
 GOLD = ["c03", "c11", "c17", "c22", "c29"]
@@ -603,3 +606,34 @@ def test_a_result_list_is_read_for_as_many_lines_as_there_are_labels_and_two() -
     assert read_result(text, labels) == ("P101", "P102")
     assert read_result("[RESULT]\nP101\n\n\n\nP102\nP103", labels) == ("P101", "P102", "P103")
     assert read_result("[RESULT]\r\n1. P102\r\n2. P103", labels) == ("P102", "P103")
+
+
+def test_a_task_2_sides_score_reads_only_readable_scores() -> None:
+    """Table 2's MAX and AVG over a side's references; an unreadable score is left out, and a
+    side with none has no score (then no prediction), never a guessed one."""
+    assert side_score([3.0, None, 5.0], "max") == 5.0
+    assert side_score([3.0, None, 5.0], "avg") == 4.0
+    assert side_score([2.0], "avg") == side_score([2.0], "max") == 2.0
+    assert side_score([None, None], "max") is None and side_score([], "avg") is None
+
+
+def _lcs_table(a: list[str], b: list[str]) -> int:
+    t = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            t[i + 1][j + 1] = t[i][j] + 1 if x == y else max(t[i][j + 1], t[i + 1][j])
+    return t[-1][-1]
+
+
+def test_the_bit_parallel_lcs_equals_the_textbook_table() -> None:
+    """ROUGE-L's LCS (PD³'s ROUGE-L rows), against the dynamic-programming table on random
+    word sequences, and its F1 on a hand-counted pair."""
+    rng = random.Random(7)
+    for _ in range(500):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        b = [rng.choice("abcd") for _ in range(rng.randint(0, 12))]
+        assert lcs_length(a, b) == _lcs_table(a, b), (a, b)
+    assert lcs_length(["x"] * 70, ["x"] * 65) == 65  # past one machine word
+    # "the cat sat on the mat" / "the cat on a mat": the cat on mat, 2 x 4 / (6 + 5)
+    assert rouge_l("The cat sat on the mat.", "the cat on a mat") == pytest.approx(8 / 11)
+    assert rouge_l("", "words") == 0.0 and rouge_l("same words", "same words") == 1.0

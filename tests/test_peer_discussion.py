@@ -15,11 +15,7 @@ from scripted import ScriptedRuntime, recorded, transcript_text
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3 import VERDICT, Pair
 from mad_tasks.engine.methods.d3_transitions import verdict_transitions
-from mad_tasks.engine.methods.peer_discussion import (
-    DiscussionOptions,
-    peer_discussion,
-    verdict_of,
-)
+from mad_tasks.engine.methods.peer_discussion import DiscussionOptions, peer_discussion
 from mad_tasks.engine.requests import VerdictRequest
 from mad_tasks.engine.runtime import Call, LimitReached, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
@@ -122,22 +118,6 @@ async def test_the_first_verdict_is_the_reviews_before_any_turn() -> None:
     assert (t.first, t.final) == ("B", "A") and t.transition == "wrong_to_right"
     _, split = await run(lambda who, r: ("A" if who == "reviewer_1" else "B") if r == 1 else "A")
     assert verdict_transitions(split, split.record, "A").first == "tie"
-
-
-@pytest.mark.parametrize(
-    ("final", "stated", "verdict"),
-    [
-        ("last_turn", [(1, "A"), (2, "B"), (1, "B")], "B"),
-        ("last_turn", [(1, "A"), (2, None)], "A"),
-        ("last_turn", [(1, None), (2, None)], None),
-        ("agreement", [(1, "A"), (2, "B"), (1, "B")], "B"),
-        ("agreement", [(1, "A"), (2, "B")], None),
-        ("agreement", [(1, "A"), (2, None)], None),  # one reviewer never readable
-        ("agreement", [(1, "tie"), (2, "tie")], "tie"),
-    ],
-)
-def test_verdict_rules(final: str, stated: list, verdict: str | None) -> None:
-    assert verdict_of(final, stated) == verdict
 
 
 async def test_without_a_turn_a_split_between_the_reviews_is_a_tie() -> None:

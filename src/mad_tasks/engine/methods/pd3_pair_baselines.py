@@ -14,7 +14,6 @@ score), as `pd3_feedback` predicts.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
@@ -23,6 +22,7 @@ from .. import viewer_text
 from ..checks import OptionError, one_of
 from ..embeddings import Embedder
 from ..options import Options, embedder_option, option
+from ..protocols.pd3 import AGGREGATES, side_score
 from ..records import AgentAnswer, DebateResult, MethodRecord
 from ..retrieval import rouge_l
 from ..session import Session
@@ -34,7 +34,6 @@ from .pd3_query import full_text
 from .pd3_records import Project
 
 SIMILARITIES = ("rouge_l", "bm25", "dense")
-AGGREGATES = ("max", "avg")
 MAX_REFERENCES = 100  # per side: pair_pointwise makes one call per reference (the paper's: 5)
 
 
@@ -103,14 +102,6 @@ class PairScoresRecord(MethodRecord):
         return out
 
 
-def aggregate(scores: Sequence[float | None], how: str) -> float | None:
-    """The side's score: the max or the mean of the readable scores; None without one."""
-    readable = [s for s in scores if s is not None]
-    if not readable:
-        return None
-    return max(readable) if how == "max" else statistics.fmean(readable)
-
-
 # a side's references scored: each one's score, and the replies behind it (none without a call)
 Scored = list[tuple[float | None, tuple[str, ...]]]
 Scorer = Callable[[str, Project | None, Sequence[Project]], Awaitable[Scored]]
@@ -128,7 +119,7 @@ async def pair_scores(
         ids, scores = tuple(r.id for r in refs), tuple(x for x, _ in scored)
         replies = tuple(texts for _, texts in scored) if similarity == "judge" else ()
         return SideScores(
-            side, query.id if query else "", ids, scores, aggregate(scores, how), replies
+            side, query.id if query else "", ids, scores, side_score(scores, how), replies
         )
 
     sides = await rt.gather(one("A", *a), one("B", *b))

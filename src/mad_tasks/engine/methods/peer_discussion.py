@@ -36,7 +36,7 @@ from ..checks import boolean, integer, one_of
 from ..content import Content, Msg
 from ..limits import LimitReached
 from ..options import MAX_RETRIES, MAX_ROUNDS, Generation, option
-from ..protocols.d3 import TIE, Verdict
+from ..protocols.d3 import FINALS, TIE, Verdict, discussion_verdict
 from ..records import AgentAnswer, DebateResult
 from ..requests import VerdictRequest
 from ..session import Session
@@ -48,7 +48,6 @@ from .d3_records import REVIEW, Hearing, JurorVote
 # the letters a reviewer answers with: A, B, or C for two answers of equal quality
 PREFERENCE = Choice(("Answer A", "Answer B", "The two answers are equally good"))
 SIDE = {"A": "A", "B": "B", "C": TIE}
-FINALS = ("last_turn", "agreement")
 REVIEWERS = ("reviewer_1", "reviewer_2")
 
 
@@ -104,25 +103,6 @@ def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequenc
     )
 
 
-def verdict_of(
-    final: str, stated: Sequence[tuple[int, str | None]], discussed: bool = True
-) -> str | None:
-    """The verdict from the preferences in the order stated, (reviewer, side or None): the last
-    stated one, or with `agreement` both reviewers' latest when they agree (none otherwise).
-    Without a discussion turn (`discussed` false) `last_turn` reads the reviews as the first
-    verdict does: the side more of them prefer, a split being a tie."""
-    readable = [(r, s) for r, s in stated if s is not None]
-    if final == "last_turn" and not discussed:
-        sides = [s for _, s in readable]
-        gap = sides.count("A") - sides.count("B")
-        return None if not sides else "A" if gap > 0 else "B" if gap < 0 else TIE
-    if final == "last_turn":
-        return readable[-1][1] if readable else None
-    latest = dict(readable)
-    agreed = set(latest.values())
-    return agreed.pop() if len(latest) == 2 and len(agreed) == 1 else None
-
-
 async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions) -> DebateResult:
     async def hold(court: Court) -> Hearing:
         rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b)
@@ -169,7 +149,7 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
             AgentAnswer(v.juror, n, v.rationale, v.vote, v.attempts) for _, n, v in made
         ]
         stated = [(r, v.vote) for r, _, v in made]
-        winner = verdict_of(opts.final, stated, discussed=len(made) > 2)
+        winner = discussion_verdict(opts.final, stated, discussed=len(made) > 2)
         latest = {r: side for r, side in stated if side is not None}
         votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
         verdict = Verdict(winner, votes, sum(side is None for _, side in stated), False, None)

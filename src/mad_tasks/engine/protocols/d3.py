@@ -25,6 +25,7 @@ TOTAL_MIN, TOTAL_MAX = CRITERIA, CRITERIA * CRITERION_MAX
 
 STOPPING = ("signed", "code")
 TIEBREAKS = ("cumulative", "final")
+FINALS = ("last_turn", "agreement")  # a peer discussion's verdict rule
 SWAP_RESOLUTIONS = ("tie", "gap")
 
 Scores = tuple[int, int]  # (total for A, total for B)
@@ -298,3 +299,26 @@ def anonymise(text: str, names: Sequence[str]) -> str:
     for name in sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "[hidden]", text, flags=re.IGNORECASE)
     return text
+
+
+# -- a peer discussion's verdict (PRD) ----------------------------------------------------------
+
+
+def discussion_verdict(
+    final: str, stated: Sequence[tuple[int, str | None]], discussed: bool = True
+) -> str | None:
+    """A peer discussion's verdict (PRD, methods/peer_discussion.py) from the preferences in the
+    order stated, (reviewer, side or None): the last
+    stated one, or with `agreement` both reviewers' latest when they agree (none otherwise).
+    Without a discussion turn (`discussed` false) `last_turn` reads the reviews as the first
+    verdict does: the side more of them prefer, a split being a tie."""
+    readable = [(r, s) for r, s in stated if s is not None]
+    if final == "last_turn" and not discussed:
+        sides = [s for _, s in readable]
+        gap = sides.count("A") - sides.count("B")
+        return None if not sides else "A" if gap > 0 else "B" if gap < 0 else TIE
+    if final == "last_turn":
+        return readable[-1][1] if readable else None
+    latest = dict(readable)
+    agreed = set(latest.values())
+    return agreed.pop() if len(latest) == 2 and len(agreed) == 1 else None

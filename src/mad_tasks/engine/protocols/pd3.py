@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import random
 import re
+import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -51,6 +52,7 @@ from string import ascii_letters
 LABEL_PREFIX = "P"
 LABEL_NUMBERS = range(100, 1000)  # three digits, no leading zero: a bare number reads unambiguously
 GROUPINGS = ("round_robin", "sliding", "random", "traversal")
+AGGREGATES = ("max", "avg")  # a Task-2 side's score from its references' (Table 2's MAX, AVG)
 
 
 def labels(ids: Sequence[str], seed: int) -> dict[str, str]:
@@ -418,3 +420,12 @@ def weighted(prediction: str, votes: tuple[int, int]) -> float:
     if prediction == "tie":
         return min(votes) / total
     return votes[0 if prediction == "A" else 1] / total
+
+
+def side_score(scores: Sequence[float | None], how: str) -> float | None:
+    """A Task-2 side's score from its references' scores (`pair_similarity`, `pair_pointwise`):
+    the max or the mean of the readable scores; None without one."""
+    readable = [s for s in scores if s is not None]
+    if not readable:
+        return None
+    return max(readable) if how == "max" else statistics.fmean(readable)
