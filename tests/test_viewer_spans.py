@@ -59,8 +59,12 @@ STAGE = re.compile(
     r"|self-deliberation r(\.[0-9]{1,2}){0,8}|node r(\.[0-9]{1,2}){1,8}: [^\n]{1,80}"
     r"|claims|preemption|subtopics|present|respond|revise|expand|synthesis"
     r"|single stage|paper summaries|comparison"
-    # PD³: a group by its number, its rounds from round 0, the decisions, a pair's sides
+    # PD³: a group by its number, its rounds from round 0, the decisions, a pair's sides; its
+    # baselines' point-wise judges and TourRank's tournaments
     r"|group [1-9][0-9]{0,2}|round 0|senior|decider|vote|listwise|conclusion|scores|side (A|B)"
+    r"|pointwise|tournament [1-9][0-9]{0,2}"
+    # PRD's peer discussion: the two reviews, then its turns
+    r"|reviews"
     # PRD's reviews and revisions per round, GroupDebate's groups per round and pools per stage
     r"|(review|revision) r\.[1-9][0-9]{0,2}|group [1-9][0-9]{0,2} r\.[1-9][0-9]{0,2}"
     r"|summary s\.[1-9][0-9]{0,2}"

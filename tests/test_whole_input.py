@@ -138,7 +138,9 @@ DOCUMENT = "Context: " + " ".join(f"Sentence {i} of a long report." for i in ran
 # nothing to share with: one call per sample
 SINGLE_CALL = {"single", "cot", "single_judge", "single_stage", "listwise"}
 # three calls: the first sends everything anew, so at most 2/3 can repeat a prefix
-FLOOR = {"two_stage": 0.6}
+# TourRank shows each tournament's pool in the tournament's own shuffled order (its design), so
+# only the query repeats across tournaments
+FLOOR = {"two_stage": 0.6, "tourrank": 0.75}
 # A consensus reached at once makes 2 calls (a share of at most 1/2): here an agent that is always
 # wrong and never conforms keeps a unanimity debate going to its last turn. The paper puts each agent's persona in its system message, so
 # each agent's first turn sends the question anew (with the default personas, 0.76 after five
