@@ -629,6 +629,17 @@ async def test_every_call_shows_the_question_with_its_image_in_place() -> None:
     assert later.startswith("Look:\nIs it red?\n\nHere are your own previous answer")
 
 
+async def test_the_peer_ratings_show_the_question_with_its_image_in_place() -> None:
+    """trust peer's rating calls present the question too, every part of it, first."""
+    rt, _ = await run(script(disagree()), problem=PICTURE, trust="peer", pruning="global")
+    rates = [c for c in rt.calls if isinstance(c.asks, ConfidenceRequest)]
+    assert len(rates) == 12
+    for call in rates:
+        media = [p for m in call.messages for p in media_of(m.content)]
+        assert len(media) == 1 and media[0] is IMG
+        assert call.messages[0].content[:2] == ("Look:", IMG)
+
+
 async def test_full_mesh_counterfactual_prices_the_left_out_text_without_the_image() -> None:
     # the script charges each text character one token and the image IMAGE_TOKENS: the text
     # pruning left out must cost what it costs without the image, one token a character
