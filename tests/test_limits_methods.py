@@ -136,10 +136,10 @@ def test_a_message_or_turn_limit_ends_du_debate_at_its_first_round(run, limit, k
 
 @pytest.mark.slow
 def test_a_working_limit_ends_the_debate_while_a_call_is_in_flight(run) -> None:
-    """Working time is looked at while calls are in flight: du_debate's round 2 (0.8 s a call)
-    is cut before Inspect's own working limit would cancel the sample."""
-    model = get_model("madsim/x", latency=0.8)
-    _, sample = one(run, "du_debate", model, working_limit=1)
+    """Working time is looked at while calls are in flight: du_debate's round 2 (1.2 s a call)
+    is cut, 0.3 s before the 2 s working limit, before Inspect's own limit would cancel the sample."""
+    model = get_model("madsim/x", latency=1.2)
+    _, sample = one(run, "du_debate", model, working_limit=2)
     assert sample.error is None and sample.limit is None
     result = record(sample)
     assert result.stopped is not None and result.stopped.kind == "working"

@@ -197,11 +197,13 @@ def served_from_cache(output: ModelOutput, since: int) -> bool:
 
 def time_reserve(limit: float) -> float:
     """The seconds of a time limit kept for the method to decide and the sample to be saved once
-    the debate is cut: a tenth of the limit, at most `MAX_RESERVE`."""
-    return min(MAX_RESERVE, 0.1 * limit)
+    the debate is cut: a tenth of the limit, at least `MIN_RESERVE` (a loaded machine's event
+    loop runs late: at 0.1 s a 1 s limit was passed in CI) but never more than a third of the
+    limit, and at most `MAX_RESERVE`."""
+    return min(MAX_RESERVE, limit / 3, max(MIN_RESERVE, 0.1 * limit))
 
 
-MAX_RESERVE = 2.0
+MIN_RESERVE, MAX_RESERVE = 0.3, 2.0
 
 
 @dataclass(frozen=True)
