@@ -996,6 +996,7 @@ HEADLINES = {
         ("TourRank (LLM)", "K = 3", "30.21"),
         ("DMAD (MAD)", "K = 4", "9.37"),
         ("gte-1.5B with instruction (VD)", "K = 2", "64.35"),
+        ("Qwen3-8B as reranker (VD)", "K = 3", "33.23"),
     ],
     "seed000_ablations": [
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),
@@ -1010,6 +1011,13 @@ HEADLINES = {
     "seed000_table9": [("10", "Prec@5", "42.30"), ("20 (ours)", "K = 5", "3.02")],
     "seed000_table10": [("3", "Prec@5", "49.33")],
     "seed000_table11": [("2", "Prec@5", "47.33")],
+    # the paper's Tables 4-6 (App. A.4, A.6)
+    "seed000_table4": [("Debate", "input per project", "4358k")],
+    "seed000_table5": [
+        ("gte-7B as reranker(w/o INST)", "Prec@5", "38.97"),
+        ("PD³ (Best Hyperparameters)", "K = 4", "14.20"),
+    ],
+    "seed000_table6": [("Qwen3-8B as reranker", "Prec@5", "35.00"), ("DMAD", "Prec@5", "41.00")],
     # seed-001-cortexdebate.md 4.3 (Table 1), 4.4 (Table 7), 4.6 (Table 8)
     "seed001_table1": [("Ours", "GSM-IC", "79.33±0.22"), ("PRD", "MATH", "51.33±0.89")],
     "seed001_table5": [("Ours", "MATH", "56.30"), ("PRD", "LongBench tokens", "815449.95")],
