@@ -762,3 +762,37 @@ async def test_trust_peer_weighs_each_head_by_the_others_ratings_of_its_answer()
     assert "Ratings received (the mean over the other agents): agent_1 0.900" in text
     with pytest.raises(OptionError, match=r"'trust'.*at most 2000"):
         CortexOptions(agents=20, max_rounds=10, trust="peer")
+
+
+# -- Tables 3 and 4: what the agents read and what they revised --------------------------------------
+
+
+def record_of(result: DebateResult) -> CortexRecord:
+    assert isinstance(result.record, CortexRecord)
+    return result.record
+
+
+async def test_collisions_revisions_and_debates_count_what_each_agent_read() -> None:
+    """Full graph, 4 agents: agent_1 answers no (wrong), the others yes. In the debate round each
+    of the others reads agent_1's differing no (3 collisions) and agent_1 reads three yeses (3):
+    6 collisions; agent_1 revises to yes having read them, the one revision to a right answer;
+    every agent read 3 heads."""
+    answers = {("agent_1", 1): "no", **dict.fromkeys(names(4), "yes")}
+    _, result = await run(script(answers), max_rounds=2, topology="full")
+    record = record_of(result)
+    assert record.rounds_executed == 1 and record.consensus  # all yes after one debate round
+    key = YesNo().key
+    assert record.collisions(key) == 6
+    assert record.revisions(key, {"yes"}) == 1
+    assert record.revisions(key, {"no"}) == 0  # yes is wrong here: nobody turned right
+    assert [record.debates(a) for a in names(4)] == [3, 3, 3, 3]
+
+
+async def test_an_abstention_is_no_viewpoint_to_collide_with() -> None:
+    """An agent without an answer the round before has no viewpoint to collide (so its turn to a
+    right answer is no revision); a head without one is no viewpoint either."""
+    answers = {("agent_1", 1): "maybe not", **dict.fromkeys(names(4), "yes")}
+    _, result = await run(script(answers), max_rounds=2, topology="full", retries=0)
+    record = record_of(result)
+    assert record.turns[0][0].answer is None
+    assert record.collisions(YesNo().key) == 0 and record.revisions(YesNo().key, {"yes"}) == 0

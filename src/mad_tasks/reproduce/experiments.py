@@ -34,10 +34,13 @@ SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
 FIELDS = "name seed paper table caption paper_model runs tasks rows columns paper_values notes"
 # per-sample figures read from each sample's debate record (no score): the transitions and
 # whether the sample debated
-RECORD_STATS = ("first_majority", *TRANSITIONS, "debated")
+RECORD_STATS = ("first_majority", *TRANSITIONS, "debated", "collisions", "revisions")
+# per-sample figures of one agent (N: the N-th agent to answer) or one round (R)
+NUMBERED = ("round_accuracy", "round_consensus", "agent_accuracy", "agent_debates")
 STATS = ", ".join(
-    ("mean, sum, share==V, share>=V, round_accuracy:R, round_consensus:R", *RECORD_STATS)
-)
+    ("mean, sum, share==V, share>=V, round_accuracy:R, round_consensus:R, agent_accuracy:N, "
+     "agent_debates:N", *RECORD_STATS)
+)  # fmt: skip
 STD_RULE = (
     "Each cell is the mean over runs of the run's value, ± the sample standard deviation over "
     "runs (n − 1); with one run the ± is left out. A run is an Inspect epoch: the run's value is "
@@ -93,14 +96,17 @@ class RowSpec:
 class Stat:
     """How a column reduces a run's per-sample values: `mean`, `sum`, `share==V`, `share>=V`,
     or a figure of each sample's debate record: `round_accuracy:R` / `round_consensus:R`, the
-    first-answer majority's correctness and the transitions, `debated`."""
+    first-answer majority's correctness and the transitions, `debated`; the N-th agent's final
+    answer's correctness and (CortexDebate) its debates, `agent_accuracy:N` / `agent_debates:N`;
+    CortexDebate's different viewpoints read and revisions to a right answer after one,
+    `collisions` / `revisions` (its Tables 3-4)."""
 
     kind: str
-    value: float = 0.0  # V of share==V / share>=V, R of the round figures
+    value: float = 0.0  # V of share==V / share>=V, R or N of the numbered figures
 
     @property
     def from_record(self) -> bool:
-        return self.kind.startswith("round_") or self.kind in RECORD_STATS
+        return self.kind in NUMBERED or self.kind in RECORD_STATS
 
 
 @dataclass(frozen=True)
@@ -188,13 +194,15 @@ def parse_stat(text: str) -> Stat:
                 break
             if math.isfinite(value):
                 return Stat(kind, value)
-    for kind in ("round_accuracy:", "round_consensus:"):
+    for kind in (f"{name}:" for name in NUMBERED):
         digits = body[len(kind) :]
         # isdigit() passes "²", which int() refuses
         ok = body.startswith(kind) and digits.isascii() and digits.isdecimal() and len(digits) <= 3
         if ok and 1 <= int(digits) <= MAX_ROUND:
             return Stat(kind[:-1], int(digits))
-    raise ValueError(f"got {text!r:.60}, allowed: {STATS} (V a number, R from 1 to {MAX_ROUND})")
+    raise ValueError(
+        f"got {text!r:.60}, allowed: {STATS} (V a number, R and N from 1 to {MAX_ROUND})"
+    )
 
 
 def load_experiment(path: str | Path) -> Experiment:

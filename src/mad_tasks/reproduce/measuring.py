@@ -19,6 +19,7 @@ from inspect_ai.util import registry_create
 from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
 from .._inspect_sample import STORE_KEY
 from ..engine.answers import AnswerFormat
+from ..engine.methods.cortex_records import CortexRecord
 from ..engine.methods.d3_records import JudgeRecord
 from ..engine.methods.on_demand_records import OnDemandRecord
 from ..engine.protocols.majority import majority_vote
@@ -324,6 +325,8 @@ def record_value(
     if stat.kind == "debated":
         ran = debated(result)
         return None if ran is None else float(ran)
+    if stat.kind in ("agent_accuracy", "agent_debates", "collisions", "revisions"):
+        return agent_value(stat, result, choices, metadata, targets)
     if stat.kind in ("round_accuracy", "round_consensus"):
         text = ",".join(targets)
         fmt = task_format(tuple(choices), metadata, text, result.options.get("answer_format"))
@@ -338,6 +341,38 @@ def record_value(
     # an answer method has first_majority_correct, a judge first_verdict_correct
     value = next((v for name in names if not isinstance(v := got.values[name], Missing)), None)
     return None if value is None else float(value)
+
+
+def agent_value(
+    stat: Stat,
+    result: DebateResult,
+    choices: Sequence[str],
+    metadata: Mapping[str, Any],
+    targets: Sequence[str],
+) -> float | None:
+    """The per-agent and viewpoint figures: whether the N-th agent to answer ended right
+    (`agent_accuracy:N`, its last answer; none is wrong), and from a CortexDebate record the
+    N-th agent's debates, the viewpoint collisions and the revisions to a right answer (None from
+    another method's, or with no N-th agent)."""
+    agents = list(dict.fromkeys(a.agent for a in result.answers))
+    n = int(stat.value)
+    if stat.kind.startswith("agent_") and not 1 <= n <= len(agents):
+        return None
+    fmt = task_format(
+        tuple(choices), metadata, ",".join(targets), result.options.get("answer_format")
+    )
+    gold = gold_keys(fmt, targets)
+    if stat.kind == "agent_accuracy":
+        last = max((a for a in result.answers if a.agent == agents[n - 1]), key=lambda a: a.round)
+        return float(last.answer is not None and fmt.key(last.answer) in gold)
+    record = result.record
+    if not isinstance(record, CortexRecord):
+        return None
+    if stat.kind == "agent_debates":
+        return float(record.debates(agents[n - 1]))
+    if stat.kind == "collisions":
+        return float(record.collisions(fmt.key))
+    return float(record.revisions(fmt.key, gold))
 
 
 def debated(result: DebateResult) -> bool | None:

@@ -9,7 +9,7 @@ and `round0_input_tokens` keeps the paper's name for the initial answers' cost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -161,6 +161,47 @@ class CortexRecord(MethodRecord):
     vote: Vote
     context: Context
     warnings: list[str]
+
+    def debates(self, agent: str) -> int:
+        """Table 4's debating number: the peers `agent` read, summed over the debate rounds (a
+        fully-connected graph of n agents: n - 1 a round)."""
+        return sum(len(t.read) for turns in self.turns for t in turns if t.agent == agent)
+
+    def collisions(self, key: Callable[[str], str]) -> int:
+        """Table 3's DVC: the different viewpoints the agents read, each pair (reader, peer read)
+        of a debate round counted when both answered the round before and `key`s differ."""
+        return sum(
+            len(self._collided(t, d, key)) for d, turns in enumerate(self.turns) for t in turns
+        )
+
+    def revisions(self, key: Callable[[str], str], gold: set[str]) -> int:
+        """Table 3's CVR: the turns that, having read a different viewpoint, revised a wrong answer
+        of the round before into a right one."""
+        return sum(
+            1
+            for d, turns in enumerate(self.turns)
+            for t in turns
+            if self._collided(t, d, key)
+            and self._right(t.answer, key, gold)
+            and not self._right(self._before(t.agent, d), key, gold)
+        )
+
+    def _before(self, agent: str, d: int) -> str | None:
+        """`agent`'s answer in the round before the `d`-th (None in the first)."""
+        earlier = self.turns[d - 1] if d > 0 else []
+        return next((t.answer for t in earlier if t.agent == agent), None)
+
+    def _collided(self, turn: Turn, d: int, key: Callable[[str], str]) -> list[str]:
+        """The differing answers `turn`, of the `d`-th round, read from the round before."""
+        own = self._before(turn.agent, d)
+        if own is None:
+            return []
+        read = (self._before(head, d) for head in turn.read)
+        return [a for a in read if a is not None and key(a) != key(own)]
+
+    @staticmethod
+    def _right(answer: str | None, key: Callable[[str], str], gold: set[str]) -> bool:
+        return answer is not None and key(answer) in gold
 
     def stats(self) -> dict[str, int | float]:
         """The `CORTEX_STATS`. `edge_density` is the share of the n(n-1) possible edges kept,
