@@ -29,6 +29,7 @@ from inspect_ai.solver import TaskState, prompt_template
 from testdata import MT_BENCH_PAIRS, shared
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3 import Pair
 from mad_tasks.engine.methods.d3_options import SamreOptions
@@ -40,7 +41,7 @@ from mad_tasks.scorers.judges import more_judge, samre_judge
 from mad_tasks.solvers import consensus, du_debate, more, samre, single, single_judge
 from mad_tasks.solvers.answer_pair import pair_of
 from mad_tasks.tasks import mt_bench_judge as mt
-from mad_tasks.tasks.mt_bench_judge import hub_sample, mt_bench_judge
+from mad_tasks.tasks.mt_bench_judge import CATEGORIES, category_of, hub_sample, mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
 
 PAIRS = MT_BENCH_PAIRS
@@ -509,7 +510,8 @@ def test_a_pairs_file_loads_as_labelled_samples(where: str, labels: dict[str, in
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     assert samples[0].id == first["row"] and samples[0].input == first["question"]
     assert samples[0].metadata["answer_a"] == first["answer_a"]
-    assert task.metadata == {"source": str(path), "revision": None, "ties": "drop", "gold_ties": 0}
+    assert task.metadata == {"source": str(path), "revision": None, "ties": "drop", "gold_ties": 0,
+                             "categories": list(CATEGORIES)}  # fmt: skip
 
 
 ROWS = [
@@ -573,6 +575,34 @@ def test_hub_rows_keep_the_turns_and_the_ties() -> None:
     assert two.input == "Turn 1: First question?\n\nTurn 2: Second question?"
     assert two.metadata["answer_b"] == "Turn 1: vicuna first reply\n\nTurn 2: vicuna second reply"
     assert (two.metadata["model_a"], two.metadata["turn"]) == ("gpt-4", 2)
+
+
+def test_a_category_is_read_from_the_question_id_in_mt_benchs_blocks_of_ten() -> None:
+    """Figs. 2 and 5 split by category: ids 81-90 are writing, ..., 151-160 humanities; a
+    record's own category wins; an id outside 81-160 says nothing."""
+    assert [category_of({"question_id": q}) for q in (81, 90, 91, 111, 121, 160)] == [
+        "writing", "writing", "roleplay", "math", "coding", "humanities"
+    ]  # fmt: skip
+    assert category_of({"question_id": 81, "category": "stem"}) == "stem"
+    for bad in ({"question_id": 80}, {"question_id": 161}, {"question_id": "81"}, {}):
+        assert category_of(bad) is None
+    assert hub_sample(hub_row(1, "model_a"), 1).metadata["category"] == "writing"
+
+
+def test_the_category_option_keeps_those_pairs_and_refuses_pairs_without_an_id(
+    tmp_path: Path,
+) -> None:
+    kept = mt_bench_judge(data_path=str(MT_BENCH_PAIRS), category="math,coding")
+    assert {s.metadata["question_id"] for s in kept.dataset} == {111, 112, 121}
+    assert kept.metadata["categories"] == ["math", "coding"]
+    assert len(mt_bench_judge(data_path=str(MT_BENCH_PAIRS), category=["writing"]).dataset) == 2
+    path = write_jsonl(tmp_path / "pairs.jsonl", ROWS)  # no question ids
+    assert len(mt_bench_judge(data_path=str(path)).dataset) == 2  # all: nothing to read
+    with pytest.raises(ValueError, match="have no question_id or category"):
+        mt_bench_judge(data_path=str(path), category="math")
+    for bad in ("ethics", "", 3, ["math", 3]):
+        with pytest.raises(OptionError, match="category"):
+            mt_bench_judge(data_path=str(MT_BENCH_PAIRS), category=bad)
 
 
 def test_the_public_source_records_the_revision_it_resolved(

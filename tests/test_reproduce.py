@@ -26,7 +26,9 @@ from testdata import STRATEGYQA
 from mad_tasks import reproduce
 from mad_tasks.cli import main
 from mad_tasks.engine.answers import make_format
+from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord
 from mad_tasks.engine.methods.on_demand_records import OnDemandRecord
+from mad_tasks.engine.protocols.d3 import Verdict
 from mad_tasks.engine.records import AgentAnswer, DebateResult
 from mad_tasks.reproduce import (
     ExperimentError,
@@ -82,6 +84,21 @@ EMPTY: dict[str, set[tuple[str, str]]] = {
     },
     # with its discussion history no agent challenged the decision on StrategyQA: no new answer
     "seed004_challenge": {("Discussion History", "Improved: StrategyQA")},
+    # madsim's judge gives steady totals: most hearings stop by round 2 or 3, so on the first 2
+    # pairs of each category no hearing scored these rounds
+    "seed002_fig5": {
+        ("D3-SAMRE", column)
+        for column in (
+            "coding R3",
+            "coding R5",
+            "reasoning R5",
+            "writing R3",
+            "writing R5",
+            "roleplay R3",
+            "roleplay R5",
+            "math R5",
+        )
+    },
 }
 
 
@@ -418,6 +435,27 @@ def test_an_agent_that_stops_answering_keeps_its_latest_answer() -> None:
     assert [round_consensus(result, r, fmt) for r in (1, 2, 3)] == [False, False, True]
 
 
+def hearing(order: str, *totals: tuple[int, int] | None) -> Hearing:
+    evaluations = [
+        Evaluation("judge", r, scores, None, "scored", 1) for r, scores in enumerate(totals, 1)
+    ]
+    verdict = Verdict("A", {}, 0, True, None)
+    return Hearing(order, len(totals), [], evaluations, "steady", [], verdict, "", None, 1)
+
+
+def test_the_judge_gap_of_a_round_is_its_margin_over_the_hearings_that_scored_it() -> None:
+    """judge_gap:R (D3's Fig. 5): |A - B| of the judge's round-R totals, the mean over both
+    orders; a hearing that stopped earlier or left the round unscored is not counted, and a
+    non-judge record has none."""
+    record = JudgeRecord(
+        verdict="A", position_consistent=True, max_rounds=5, token_budget_enforced=None,
+        hearings=[hearing("AB", (80, 70), (85, 70), (90, 70)), hearing("BA", (60, 80), None)],
+    )  # fmt: skip
+    judged = DebateResult("samre", "A", [], [], record=record)
+    assert [scored(f"judge_gap:{r}", judged) for r in (1, 2, 3, 4)] == [15.0, 15.0, 20.0, None]
+    assert scored("judge_gap:1", debate(("yes",))) is None
+
+
 def test_an_agents_accuracy_is_its_own_last_answers() -> None:
     """agent_accuracy:N reads the N-th agent to answer, its last answer (an abstention is wrong);
     an agent that is not there, and the CortexDebate figures of another method's record, are
@@ -572,6 +610,7 @@ def test_the_stats_and_their_parsing() -> None:
     assert stat_value(parse_stat("share>=3"), [None]) is None
     assert parse_stat("round_accuracy:3") == Stat("round_accuracy", 3)
     assert parse_stat("agent_accuracy:5") == Stat("agent_accuracy", 5)
+    assert parse_stat("judge_gap:2") == Stat("judge_gap", 2)
     assert parse_stat("agent_debates:1").from_record and parse_stat("collisions").from_record
     assert [parse_stat(name) for name in RECORD_FIGURES] == [Stat(name) for name in RECORD_FIGURES]
     assert all(Stat(name).from_record for name in RECORD_FIGURES)
@@ -1054,6 +1093,7 @@ HEADLINES = {
     "seed002_table2": [("D3-SAMRE", "Avg. Tokens", "4,650"), ("PRD", "Avg. Tokens", "3,100")],
     # the paper's Fig. 4 text (Sec. 5.5) and Table 5
     "seed002_fig4": [("Budgeted stopping", "Rounds", "2.71")],
+    "seed002_fig2": [("D3-MORE with personas", "Subjective (%)", "80.9")],
     "seed002_table4": [("Curated 5-persona set", "Accuracy (%)", "86.1")],
     "seed002_table5": [("D3-MORE", "Accuracy (%)", "73.9"), ("PRD", "Accuracy (%)", "71.5")],
     # seed-003-tree-of-debate.md (Table 2: ToD's task-pair factuality)
@@ -1072,6 +1112,7 @@ HEADLINES = {
 }
 # plots only; DOWN: its result tables were not readable (down_headline.yaml's notes)
 NO_VALUES = {
+    "seed002_fig5",
     "seed001_fig5",
     "seed004_challenge",
     "seed004_figs8_10",

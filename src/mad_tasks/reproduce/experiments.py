@@ -36,10 +36,10 @@ FIELDS = "name seed paper table caption paper_model runs tasks rows columns pape
 # whether the sample debated
 RECORD_STATS = ("first_majority", *TRANSITIONS, "debated", "collisions", "revisions")
 # per-sample figures of one agent (N: the N-th agent to answer) or one round (R)
-NUMBERED = ("round_accuracy", "round_consensus", "agent_accuracy", "agent_debates")
+NUMBERED = ("round_accuracy", "round_consensus", "judge_gap", "agent_accuracy", "agent_debates")
 STATS = ", ".join(
-    ("mean, sum, share==V, share>=V, round_accuracy:R, round_consensus:R, agent_accuracy:N, "
-     "agent_debates:N", *RECORD_STATS)
+    ("mean, sum, share==V, share>=V, round_accuracy:R, round_consensus:R, judge_gap:R, "
+     "agent_accuracy:N, agent_debates:N", *RECORD_STATS)
 )  # fmt: skip
 STD_RULE = (
     "Each cell is the mean over runs of the run's value, ± the sample standard deviation over "
@@ -96,7 +96,8 @@ class RowSpec:
 class Stat:
     """How a column reduces a run's per-sample values: `mean`, `sum`, `share==V`, `share>=V`,
     or a figure of each sample's debate record: `round_accuracy:R` / `round_consensus:R`, the
-    first-answer majority's correctness and the transitions, `debated`; the N-th agent's final
+    first-answer majority's correctness and the transitions, `debated`; a judge's score gap in
+    round R, `judge_gap:R`; the N-th agent's final
     answer's correctness and (CortexDebate) its debates, `agent_accuracy:N` / `agent_debates:N`;
     CortexDebate's different viewpoints read and revisions to a right answer after one,
     `collisions` / `revisions` (its Tables 3-4)."""

@@ -325,6 +325,8 @@ def record_value(
     if stat.kind == "debated":
         ran = debated(result)
         return None if ran is None else float(ran)
+    if stat.kind == "judge_gap":
+        return judge_gap_in(result, int(stat.value))
     if stat.kind in ("agent_accuracy", "agent_debates", "collisions", "revisions"):
         return agent_value(stat, result, choices, metadata, targets)
     if stat.kind in ("round_accuracy", "round_consensus"):
@@ -341,6 +343,22 @@ def record_value(
     # an answer method has first_majority_correct, a judge first_verdict_correct
     value = next((v for name in names if not isinstance(v := got.values[name], Missing)), None)
     return None if value is None else float(value)
+
+
+def judge_gap_in(result: DebateResult, round: int) -> float | None:
+    """The judge's score gap in `round` (D3's Fig. 5): |A's total - B's| of its scoring pass
+    that round, the mean over the hearings (both orders with swap) that scored one; None for a
+    record of another kind, or when no hearing reached that round with readable totals."""
+    record = result.record
+    if not isinstance(record, JudgeRecord):
+        return None
+    gaps = [
+        abs(e.gap)
+        for h in record.hearings
+        for e in h.evaluations
+        if e.round == round and e.gap is not None
+    ]
+    return statistics.fmean(gaps) if gaps else None
 
 
 def agent_value(

@@ -87,6 +87,23 @@ def check_choice(option: str, value: Any, allowed: tuple[str, ...]) -> None:
     one_of(option, value, allowed, kind="task")
 
 
+def names_option(option: str, value: Any, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`all`, one of `names`, a comma-separated list of them, or a list of them: those named, in
+    `names`' order."""
+    allowed = "all, or one or more (a list or comma-separated) of " + ", ".join(names)
+    if isinstance(value, str):
+        given = [n.strip() for n in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
+        given = [n.strip() for n in value]
+    else:
+        raise OptionError(option, value, allowed, "task")
+    if given == ["all"]:
+        return names
+    if not given or not set(given) <= set(names):
+        raise OptionError(option, value, allowed, "task")
+    return tuple(n for n in names if n in given)
+
+
 def data_path_option(data_path: Any) -> str | None:
     return optional(text, "data_path", data_path, kind="task")
 

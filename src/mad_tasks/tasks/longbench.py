@@ -22,16 +22,23 @@ from __future__ import annotations
 import logging
 import zipfile
 from pathlib import Path
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentText
 
-from ..engine.checks import OptionError, integer, optional
+from ..engine.checks import integer, optional
 from ..scorers.longbench import CATEGORIES, DATASETS, longbench_score
 from ..solvers import du_debate
-from ._bench import Record, Subset, data_path_option, id_field, subset_option, viewed_task
+from ._bench import (
+    Record,
+    Subset,
+    data_path_option,
+    id_field,
+    names_option,
+    subset_option,
+    viewed_task,
+)
 from ._data import cache_dir, download, pick, read_records
 from ._options import only_its_options
 
@@ -107,22 +114,6 @@ PROMPTS: dict[str, tuple[str, str]] = {
         "Continue the code below: write its next line." + CODE + "\n\n{input}",
     ),
 }
-
-
-def categories_option(value: Any) -> tuple[str, ...]:
-    """`all`, a category name, a comma-separated list of them, or a list of names."""
-    allowed = "all, or one or more (a list or comma-separated) of " + ", ".join(CATEGORIES)
-    if isinstance(value, str):
-        names = [n.strip() for n in value.split(",")]
-    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
-        names = [n.strip() for n in value]
-    else:
-        raise OptionError("categories", value, allowed, "task")
-    if names == ["all"]:
-        return CATEGORIES
-    if not names or not set(names) <= set(CATEGORIES):
-        raise OptionError("categories", value, allowed, "task")
-    return tuple(c for c in CATEGORIES if c in names)
 
 
 def truncated(context: str, limit: int | None) -> str:
@@ -246,7 +237,7 @@ def longbench(
         seed: the shuffle seed.
     """
     chosen = subset_option(subset, shuffle, seed, PRESETS)
-    wanted = categories_option(categories)
+    wanted = names_option("categories", categories, CATEGORIES)
     per_dataset = optional(integer, "limit_per_dataset", limit_per_dataset, 1, kind="task",
                            null="every record")  # fmt: skip
     limit = optional(integer, "max_document_chars", max_document_chars, MIN_DOCUMENT_CHARS,

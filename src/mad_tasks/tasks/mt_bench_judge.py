@@ -26,7 +26,14 @@ from ..engine.content import Question, text_of
 from ..engine.methods.d3 import Pair
 from ..scorers.judge_metrics import CHOICES, judge_agreement, verdict_stats
 from ..solvers import samre
-from ._bench import check_choice, data_path_option, id_field, subset_option, viewed_task
+from ._bench import (
+    check_choice,
+    data_path_option,
+    id_field,
+    names_option,
+    subset_option,
+    viewed_task,
+)
 from ._data import hf_records, hf_revision, read_records
 from ._options import only_its_options
 
@@ -35,6 +42,22 @@ HF_SPLIT = "human"
 TIES = ("drop", "keep")
 LABELS = {"a": "A", "b": "B", "tie": "tie"}
 PASSED_ON = ("model_a", "model_b", "question_id", "turn", "category")
+# MT-Bench's 80 questions, ids 81 to 160, ten per category in this order (its question.jsonl)
+CATEGORIES = ("writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem",
+              "humanities")  # fmt: skip
+FIRST_ID = 81
+
+
+def category_of(record: dict[str, Any]) -> str | None:
+    """The MT-Bench category of a record: its own `category` when it is one, else read from its
+    `question_id`; None when neither says."""
+    given = record.get("category")
+    if isinstance(given, str) and given in CATEGORIES:
+        return given
+    qid = record.get("question_id")
+    if type(qid) is int and 0 <= qid - FIRST_ID < 10 * len(CATEGORIES):
+        return CATEGORIES[(qid - FIRST_ID) // 10]
+    return None
 
 
 def local_sample(record: dict[str, Any], where: str, n: int) -> Sample:
@@ -54,6 +77,7 @@ def local_sample(record: dict[str, Any], where: str, n: int) -> Sample:
             "answer_a": record["answer_a"],
             "answer_b": record["answer_b"],
             **{k: record[k] for k in PASSED_ON if k in record},
+            "category": category_of(record),
         },
     )
 
@@ -98,11 +122,24 @@ def hub_sample(row: dict[str, Any], n: int) -> Sample:
             "model_a": row["model_a"],
             "model_b": row["model_b"],
             "question_id": row["question_id"],
+            "category": category_of(row),
             "turn": turn,
             "annotator": row["judge"],
             "winner": winner,
         },
     )
+
+
+def in_categories(samples: list[Sample], categories: tuple[str, ...], source: str) -> list[Sample]:
+    """The samples of those categories; a ValueError when a sample's category is unknown (a local
+    file without question ids), since leaving it out would bias the split."""
+    unknown = [s.id for s in samples if (s.metadata or {}).get("category") is None]
+    if unknown:
+        raise ValueError(
+            f"-T category: {len(unknown)} pairs of {source} have no question_id or category "
+            f"(the first: {unknown[0]}), so they cannot be split by category; use category=all"
+        )
+    return [s for s in samples if (s.metadata or {})["category"] in categories]
 
 
 @task
@@ -114,6 +151,7 @@ def mt_bench_judge(
     shuffle: bool = False,
     seed: int = 42,
     subset: int | None = None,
+    category: str | list[str] = "all",
 ) -> Task:
     """Pairwise MT-Bench human judgments for judges.
 
@@ -125,8 +163,12 @@ def mt_bench_judge(
         shuffle: shuffle the pairs with `seed` before taking the subset.
         seed: the shuffle seed.
         subset: keep only this many pairs.
+        category: all, or the MT-Bench categories to keep (a list or comma-separated: writing,
+            roleplay, reasoning, math, coding, extraction, stem, humanities), read from each
+            pair's question id (a local file needs `question_id` or `category`).
     """
     check_choice("ties", ties, TIES)
+    categories = names_option("category", category, CATEGORIES)
     optional(text, "revision", revision, null="the Hub's current commit", kind="task")
     chosen = subset_option(subset, shuffle, seed, {})
     local = data_path_option(data_path)
@@ -139,6 +181,8 @@ def mt_bench_judge(
         records = read_records(local)
         samples = [local_sample(r, f"{local}: record {n}", n) for n, r in enumerate(records, 1)]
         source = local
+    if categories != CATEGORIES:
+        samples = in_categories(samples, categories, source)
     gold_ties = sum(s.target == "tie" for s in samples)
     if ties == "drop":
         samples = [s for s in samples if s.target != "tie"]
@@ -148,6 +192,12 @@ def mt_bench_judge(
         dataset=MemoryDataset(chosen.take(samples, source), name="mt_bench_judge"),
         setup=setup(ties),
         solver=samre(),
-        metadata={"source": source, "revision": revision, "ties": ties, "gold_ties": gold_ties},
+        metadata={
+            "source": source,
+            "revision": revision,
+            "ties": ties,
+            "gold_ties": gold_ties,
+            "categories": list(categories),
+        },
         version=1,
     )
