@@ -37,7 +37,7 @@ from mad_tasks.engine.methods.pd3_baselines import (
     random_k,
     rouge,
 )
-from mad_tasks.engine.methods.pd3_feedback import feedback, feedback_pair, predict
+from mad_tasks.engine.methods.pd3_feedback import SidePair, feedback, feedback_pair, predict
 from mad_tasks.engine.methods.pd3_options import (
     MAX_GROUPS,
     MAX_QUERY_CALLS,
@@ -734,7 +734,9 @@ def test_a_pair_predicts_the_side_with_the_higher_score() -> None:
     rt = ScriptedRuntime(judge_script({f"B judge {i}": "[RESULT]3" for i in (1, 2, 3)}))
     question = "Which project do its references duplicate more, A or B?"
     result = asyncio.run(
-        feedback_pair(session_for(rt, question), (a, REFS), (b, REFS[:2]), FeedbackOptions())
+        feedback_pair(
+            session_for(rt, question), SidePair((a, REFS), (b, REFS[:2])), FeedbackOptions()
+        )
     )
     assert result.final == "A" and result.method == "pd3_feedback"
     assert len(rt.calls) == 8
@@ -754,7 +756,9 @@ def test_the_judges_see_the_pair_question_as_context_and_are_asked_for_a_score()
     a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
     question = PAIR_PROMPT.format(a='"Query A"', b='"Query B"')
     rt = ScriptedRuntime(judge_script({}))
-    asyncio.run(feedback_pair(session_for(rt, question), (a, REFS), (b, REFS), FeedbackOptions()))
+    asyncio.run(
+        feedback_pair(session_for(rt, question), SidePair((a, REFS), (b, REFS)), FeedbackOptions())
+    )
     assert len(rt.calls) == 8
     for call in rt.calls:
         shown = text(call)
@@ -802,7 +806,9 @@ def test_the_querys_facet_is_stated_in_every_prompt_that_presents_it() -> None:
     b = Project("qb", "Query B", "Text B.")
     rt = ScriptedRuntime(judge_script({}))
     question = "Which project do its references duplicate more, A or B?"
-    asyncio.run(feedback_pair(session_for(rt, question), (a, REFS), (b, REFS), FeedbackOptions()))
+    asyncio.run(
+        feedback_pair(session_for(rt, question), SidePair((a, REFS), (b, REFS)), FeedbackOptions())
+    )
     stated = [("by the project's background only" in text(c), c.agent[0]) for c in rt.calls]
     assert len(stated) == 8 and all(said == (side == "A") for said, side in stated)
 
@@ -814,3 +820,34 @@ def test_traversal_takes_any_number_of_candidates_and_no_sets() -> None:
     result, rt = run(opts=PD3Options(grouping="traversal", group_size=10), candidates=many)
     assert [len(g.members) for g in record_of(result).groups] == [10] * 5 + [7]
     assert len(rt.calls) == 60
+
+
+def test_under_method_retrieval_each_side_is_scored_on_pd3s_own_top_5() -> None:
+    """The paper's Method Retrieval: a pair that gives each side's 30 candidates runs PD³'s
+    retrieval per side first (150 calls each at the defaults), and the side's judges see the 5
+    it retrieved (the oracle's gold), none of the others; the record keeps both retrievals."""
+    picks, judged = Script(), judge_script({})
+
+    def reply(call: Call) -> str:
+        return picks(call) if isinstance(call.asks, PicksRequest) else judged(call)
+
+    a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
+    rt = ScriptedRuntime(reply)
+    question = "Which project do its references duplicate more, A or B?"
+    pair = SidePair((a, CANDIDATES), (b, CANDIDATES), retrieved=True)
+    result = asyncio.run(feedback_pair(session_for(rt, question), pair, FeedbackOptions()))
+    retrievals = [c for c in rt.calls if isinstance(c.asks, PicksRequest)]
+    scoring = [c for c in rt.calls if not isinstance(c.asks, PicksRequest)]
+    assert len(retrievals) == 2 * 150 and len(scoring) == 2 * (1 + 3)
+    for call in scoring:
+        assert set(call.asks.ids) == set(GOLD)
+        shown = text(call)
+        assert all(c.text in shown for c in CANDIDATES if c.id in GOLD)
+        assert not any(c.text in shown for c in CANDIDATES if c.id not in GOLD)
+    record = result.record
+    assert isinstance(record, FeedbackRecord)
+    assert [set(s.references) for s in record.sides] == [set(GOLD)] * 2
+    assert [r.query for r in record.retrievals] == ["qa", "qb"]
+    assert all(set(r.top) == set(GOLD) for r in record.retrievals)
+    again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.record == record

@@ -55,7 +55,7 @@ def similarity(how: str = "max", kind: str = "rouge_l") -> tuple[ScriptedRuntime
     s = session(rt)
     opts = PairSimilarityOptions(similarity=kind, aggregate=how)
     score = similarity_scorer(s, opts, HashingEmbedder(), [*REFS_A, *REFS_B])
-    result = asyncio.run(pair_scores(s, (A, REFS_A), (B, REFS_B), kind, how, score))
+    result = asyncio.run(pair_scores(s, SidePair((A, REFS_A), (B, REFS_B)), kind, how, score))
     return rt, result
 
 
@@ -94,7 +94,9 @@ def test_bm25_scores_both_sides_on_one_index() -> None:
     s = session(rt)
     opts = PairSimilarityOptions(similarity="bm25", aggregate="avg")
     score = similarity_scorer(s, opts, None, [*copies, *mixed])
-    result = asyncio.run(pair_scores(s, (query, copies), (query, mixed), "bm25", "avg", score))
+    result = asyncio.run(
+        pair_scores(s, SidePair((query, copies), (query, mixed)), "bm25", "avg", score)
+    )
     assert result.final == "A"
 
 
@@ -118,7 +120,7 @@ def test_the_pointwise_judge_scores_each_reference_alone() -> None:
         rt = ScriptedRuntime(reply)
         s = session(rt)
         opts = PairPointwiseOptions(aggregate=how)
-        result = asyncio.run(pair_scores(s, (A, REFS_A), (B, REFS_B), "judge", how,
+        result = asyncio.run(pair_scores(s, SidePair((A, REFS_A), (B, REFS_B)), "judge", how,
                                          judge_scorer(s, opts)))  # fmt: skip
         first = [c for c in rt.calls if c.attempt == 0]
         assert len(first) == 4 and [c.asks.ids for c in rt.calls if c.attempt] == [("b2",)]
@@ -148,3 +150,26 @@ def test_too_many_references_are_refused_before_any_call() -> None:
     with pytest.raises(ValueError, match=f"side B has {MAX_REFERENCES + 1} references"):
         asyncio.run(judged_pair(session(rt), pair, PairPointwiseOptions()))
     assert rt.calls == []
+
+
+def test_under_method_retrieval_each_side_aggregates_its_own_top_5_of_its_candidates() -> None:
+    """The paper's Method Retrieval: every candidate scored the same way, the top 5 by score
+    (ties in the candidates' order) are the side's references and make its score."""
+    words = ["fault location", "power transformers", "fault", "bridge", "drones", "location",
+             "soup", "winter"]  # fmt: skip
+    candidates = [Project(f"c{i}", "", w) for i, w in enumerate(words)]
+    rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
+    s = session(rt)
+    opts = PairSimilarityOptions(similarity="rouge_l", aggregate="avg")
+    score = similarity_scorer(s, opts, None, candidates)
+    pair = SidePair((A, candidates), (B, candidates), retrieved=True)
+    result = asyncio.run(pair_scores(s, pair, "rouge_l", "avg", score))
+    record = result.record
+    assert isinstance(record, PairScoresRecord)
+    side_a, side_b = record.sides
+    # A's text shares words with c0, c1, c2, c5 (in order of F1), then the zero-score ties in
+    # the candidates' order: c3
+    assert side_a.references == ("c0", "c1", "c2", "c5", "c3") and side_a.candidates == 8
+    assert side_a.scores[-1] == 0.0 and side_a.score == pytest.approx(sum(side_a.scores) / 5)
+    assert side_b.references[:2] == ("c6", "c7") and len(side_b.references) == 5
+    assert "own top 5" in rt.infos[-1][1]

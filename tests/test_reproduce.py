@@ -1057,6 +1057,8 @@ HEADLINES = {
         ("PD³ feedback (Ours)", "Human Retrieval Weighted", "62.67"),
         ("gte-1.5B AVG (VD)", "Human Retrieval Origin", "65.00"),
         ("LLM-as-a-Judge MAX (LLM)", "Human Retrieval Weighted", "48.67"),
+        ("reranker AVG (VD)", "Method Retrieval Weighted", "52.00"),
+        ("PD³ feedback with conclusion (Ours)", "Method Retrieval Weighted", "64.67"),
     ],
     # the paper's Tables 9-11 (App. A.6)
     "seed000_table9": [("10", "Prec@5", "42.30"), ("20 (ours)", "K = 5", "3.02")],

@@ -576,7 +576,8 @@ def test_project_dedup_options_are_checked_before_any_download(
     "options, name",
     [({"variant": "easy"}, "variant"), ({"variant": "random", "data_path": str(PD3)}, "variant"),
      ({"pairs": 0}, "pairs"), ({"pairs": 1001}, "pairs"), ({"pairs": "all"}, "pairs"),
-     ({"pairs": 2.0}, "pairs"), ({"seed": None}, "seed"), ({"data_path": ""}, "data_path")],
+     ({"pairs": 2.0}, "pairs"), ({"seed": None}, "seed"), ({"data_path": ""}, "data_path"),
+     ({"retrieval": "methods"}, "retrieval")],
 )  # fmt: skip
 def test_project_dup_pairs_options_are_checked_before_any_download(
     no_network, options: dict, name: str
@@ -627,6 +628,28 @@ def test_project_dup_pairs_from_the_fixture(no_network) -> None:
         project_dup_pairs(data_path=str(PD3), pairs=4)
     with pytest.raises(ValueError, match="task option 'pairs': got 100"):
         project_dup_pairs(data_path=str(PD3))
+
+
+def test_under_method_retrieval_a_side_gives_its_candidates_and_their_grades(no_network) -> None:
+    """The paper's Method Retrieval: the same pairs and votes, each side giving its query's
+    candidates (the method retrieves its own top 5) and every candidate's grade, no references."""
+    from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
+
+    human = project_dup_pairs(data_path=str(PD3), pairs=None)
+    method = project_dup_pairs(data_path=str(PD3), pairs=None, retrieval="method")
+    assert method.metadata["retrieval"] == "method"
+    queries = read_bench(PD3).queries
+    for h, m in zip(human.dataset, method.dataset):
+        assert (h.id, h.target, h.metadata["votes"]) == (m.id, m.target, m.metadata["votes"])
+        for side in "ab":
+            got = m.metadata[side]
+            query = next(q for q in queries if q.query_id == got["query_id"])
+            assert "refs" not in got
+            assert [c["id"] for c in got["candidates"]] == list(query.candidate_ids)
+            assert got["grades"] == {
+                c: g for c, g in query.grades.items() if c in query.candidate_ids
+            }
+            assert got["level"] == h.metadata[side]["level"]
 
 
 def test_the_judges_of_a_pair_each_get_their_own_seed_and_cache_scope(

@@ -55,17 +55,20 @@ def retrieval_of(state: TaskState) -> Retrieval:
     return Retrieval(query, tuple(projects_of(meta.get("candidates"), f"{where} 'candidates'")))
 
 
-def side_of(state: TaskState, key: str) -> Side:
+def side_of(state: TaskState, key: str) -> tuple[Side, bool]:
+    """A side of a pair sample: its query and its references (`refs`), or under Method Retrieval
+    its candidates (`candidates`; True), from which the method retrieves its own."""
     where = f"sample {state.sample_id}: metadata '{key}'"
     side = state.metadata.get(key)
     if not isinstance(side, Mapping):
         raise ValueError(
             f"{where} is missing: pd3_feedback compares two projects' references (metadata 'a' "
-            "and 'b', each with 'query' and 'refs', as project_dup_pairs gives them)"
+            "and 'b', each with 'query' and 'refs' or 'candidates', as project_dup_pairs gives "
+            "them)"
         )
-    return project_of(side.get("query"), f"{where}.query", side.get("facet")), projects_of(
-        side.get("refs"), f"{where}.refs"
-    )
+    query = project_of(side.get("query"), f"{where}.query", side.get("facet"))
+    field = "refs" if "refs" in side or "candidates" not in side else "candidates"
+    return (query, projects_of(side.get(field), f"{where}.{field}")), field == "candidates"
 
 
 async def run_sample(
@@ -103,5 +106,10 @@ async def retrieve_sample(state: TaskState, opts: Options, run: Run) -> DebateRe
 
 async def compare_projects_sample(state: TaskState, opts: Options, run: Run) -> DebateResult:
     """`run` on the sample's two sides (`pd3_feedback`)."""
-    pair = SidePair(side_of(state, "a"), side_of(state, "b"))
+    (a, a_retrieves), (b, b_retrieves) = side_of(state, "a"), side_of(state, "b")
+    if a_retrieves != b_retrieves:
+        raise ValueError(
+            f"sample {state.sample_id}: one side gives references and the other candidates"
+        )
+    pair = SidePair(a, b, retrieved=a_retrieves)
     return await run_sample(state, opts, lambda s: run(s, pair))

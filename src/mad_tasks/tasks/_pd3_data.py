@@ -572,22 +572,27 @@ PAIR_PROMPT = (
 )
 
 
-def _side(bench: Bench, query: Query, level_: int) -> dict[str, Any]:
+def _side(bench: Bench, query: Query, level_: int, retrieval: str) -> dict[str, Any]:
+    """A pair's side: under Human Retrieval its references (its gold) with their grades, under
+    Method Retrieval its candidates with every grade, for the method to retrieve its own."""
     assert query.grades is not None  # `level` has checked
+    shown = query.gold_ids if retrieval == "human" else query.candidate_ids
     return {
         "query_id": query.query_id,
         **({"facet": query.facet} if query.facet is not None else {}),
         "query": bench.corpus[query.query_id].record(),
-        "refs": [bench.corpus[g].record() for g in query.gold_ids],
-        "grades": {g: query.grades[g] for g in query.gold_ids},
+        ("refs" if retrieval == "human" else "candidates"): [
+            bench.corpus[c].record() for c in shown
+        ],
+        "grades": {c: query.grades[c] for c in shown if c in query.grades},
         "level": level_,
     }
 
 
-def pair_sample(bench: Bench, pair: Pair) -> Sample:
+def pair_sample(bench: Bench, pair: Pair, retrieval: str = "human") -> Sample:
     """A `project_dup_pairs` sample: the instruction naming both projects by title, the more
-    duplicated side as target; per side the query, its references (its gold, in order) with their
-    grades and its level; the votes [A, B]."""
+    duplicated side as target; per side the query, its references (its gold, in order; under
+    Method Retrieval its candidates) with their grades and its level; the votes [A, B]."""
     by_qid = {q.qid: q for q in bench.queries}
     a, b = by_qid[pair.a], by_qid[pair.b]
     titles = (f'"{bench.corpus[q.query_id].title or q.query_id}"' for q in (a, b))
@@ -596,8 +601,8 @@ def pair_sample(bench: Bench, pair: Pair) -> Sample:
         input=PAIR_PROMPT.format(a=next(titles), b=next(titles)),
         target=pair.target,
         metadata={
-            "a": _side(bench, a, pair.levels[0]),
-            "b": _side(bench, b, pair.levels[1]),
+            "a": _side(bench, a, pair.levels[0], retrieval),
+            "b": _side(bench, b, pair.levels[1], retrieval),
             "votes": list(pair.votes),
         },
     )

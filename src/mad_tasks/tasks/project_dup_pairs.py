@@ -41,10 +41,12 @@ from inspect_ai.dataset import MemoryDataset
 from ..engine.checks import OptionError, integer, optional
 from ..scorers.pd3 import dup_pairwise
 from ..solvers import pd3_feedback
-from ._bench import data_path_option, viewed_task
+from ._bench import check_choice, data_path_option, viewed_task
 from ._options import only_its_options
 from ._pd3_data import MAX_PAIRS, draw_pairs, eligible, graded, load, pair_sample
 from .project_dedup import variant_option
+
+RETRIEVALS = ("human", "method")
 
 
 @task
@@ -54,6 +56,7 @@ def project_dup_pairs(
     variant: str | None = None,
     pairs: int | None = 100,
     seed: int = 42,
+    retrieval: str = "human",
 ) -> Task:
     """PD³ Task 2: which of two projects its references duplicate more (3 expert votes).
 
@@ -65,7 +68,11 @@ def project_dup_pairs(
         pairs: how many pairs to draw (1 to 1000, at most the eligible pairs; null: all the
             eligible pairs, in a seeded order).
         seed: the seed of the draw.
+        retrieval: human (each side's references are its gold top 5, the paper's Human
+            Retrieval) or method (each side gives its 30 candidates and the method retrieves its
+            own top 5, the paper's Method Retrieval).
     """
+    check_choice("retrieval", retrieval, RETRIEVALS)
     wanted = optional(integer, "pairs", pairs, 1, MAX_PAIRS, null="all eligible", kind="task")
     integer("seed", seed, None, kind="task")
     local = data_path_option(data_path)
@@ -85,7 +92,7 @@ def project_dup_pairs(
     return viewed_task(
         [*dup_pairwise()],
         dataset=MemoryDataset(
-            [pair_sample(loaded.bench, p) for p in drawn], name="project_dup_pairs"
+            [pair_sample(loaded.bench, p, retrieval) for p in drawn], name="project_dup_pairs"
         ),
         solver=pd3_feedback(),
         metadata={
@@ -94,7 +101,7 @@ def project_dup_pairs(
             "eligible_pairs": available,
             "split_votes": sum(1 in p.votes for p in drawn),
             "seed": seed,
-            "retrieval": "human",
+            "retrieval": retrieval,
         },
         version=1,
     )

@@ -6,6 +6,10 @@ and its references, then `samples` independent judge calls, each ending in `[RES
 score is the mean of the readable ones. A pair predicts the side with the higher score ("tie" when
 equal; no prediction when a side has no readable score).
 
+In the paper's Method Retrieval setting (a pair whose sides give their candidates, not their
+references), each side's references are first retrieved by PD³ itself (`pd3` at its defaults: the
+top 5 of its round-robin debates), then scored.
+
 A feedback call presents the question too: as the project under detection when no project is
 given, else as the task (a pair's instruction) before the project's view. Calls are made by the
 agents "conclusion" and "judge 1".."judge n" (role `feedback`; a pair's sides prefix "A " and "B ").
@@ -26,10 +30,11 @@ from ..requests import ConclusionRequest, DuplicationRequest
 from ..session import Session
 from ..spec import MethodSpec
 from . import pd3_prompts as prompts
-from .pd3_options import FeedbackOptions
+from .pd3 import pd3
+from .pd3_options import FeedbackOptions, PD3Options
 from .pd3_prompts import project_view
 from .pd3_query import full_text
-from .pd3_records import Cut, FeedbackRecord, FeedbackResult, Project
+from .pd3_records import Cut, FeedbackRecord, FeedbackResult, PD3Record, Project
 
 Side = tuple[Project | None, Sequence[Project]]  # a query (None: the question) and its references
 
@@ -146,16 +151,21 @@ def predict(a: float | None, b: float | None) -> str | None:
     return "A" if a > b else "B" if b > a else "tie"
 
 
-async def feedback_pair(session: Session, a: Side, b: Side, opts: FeedbackOptions) -> DebateResult:
+async def feedback_pair(session: Session, pair: SidePair, opts: FeedbackOptions) -> DebateResult:
     """Task 2: which of two queries its references duplicate more, each side scored by
-    `feedback` (at once, each in its span); the final answer "A", "B" or "tie"."""
+    `feedback` (at once, each in its span); the final answer "A", "B" or "tie". A pair that gives
+    candidates has each side's references retrieved by PD³ first (`retrieved`)."""
     rt = session.runtime
+    found: dict[str, PD3Record] = {}
 
-    async def one(side: str, query: Project | None, refs: Sequence[Project]) -> FeedbackResult:
+    async def one(side: str, query: Project | None, given: Sequence[Project]) -> FeedbackResult:
         async with rt.span(f"side {side}"):
+            refs = given
+            if pair.retrieved:
+                refs, found[side] = await retrieved(session, side, query, given)
             return await feedback(session, query, refs, opts, side)
 
-    sides = await rt.gather(one("A", *a), one("B", *b))
+    sides = await rt.gather(one("A", *pair.a), one("B", *pair.b))
     prediction = predict(sides[0].mean, sides[1].mean)
     means = ", ".join(
         f"{s.side} {'unreadable' if s.mean is None else f'{s.mean:.2f}'}" for s in sides
@@ -182,18 +192,36 @@ async def feedback_pair(session: Session, a: Side, b: Side, opts: FeedbackOption
         answers=answers,
         calls=session.calls,
         options=opts.record(),
-        record=FeedbackRecord(list(sides), prediction),
+        record=FeedbackRecord(list(sides), prediction, [found[s] for s in sorted(found)]),
     )
+
+
+async def retrieved(
+    session: Session, side: str, query: Project | None, candidates: Sequence[Project]
+) -> tuple[list[Project], PD3Record]:
+    """A side's own references (Method Retrieval): PD³'s top 5 of its candidates, at the
+    defaults, and the retrieval's record."""
+    if query is None:
+        raise ValueError(f"side {side}: Method Retrieval needs the side's project ('query')")
+    async with session.runtime.span("retrieval"):
+        result = await pd3(session, query, candidates, PD3Options())
+    record = result.record
+    assert isinstance(record, PD3Record)  # pd3's own
+    by_id = {c.id: c for c in candidates}
+    return [by_id[c] for c in record.top], record
 
 
 @dataclass(frozen=True)
 class SidePair:
-    """What a pair sample gives: two projects under detection, each with its references."""
+    """What a pair sample gives: two projects under detection, each with its references, or with
+    its candidates (`retrieved`: the paper's Method Retrieval, each method retrieving its own top
+    5 of them)."""
 
     WHAT: ClassVar[str] = "two queries' references"  # what a sample must carry for a pair
 
     a: Side
     b: Side
+    retrieved: bool = False
 
 
 SPEC = MethodSpec(
@@ -201,7 +229,7 @@ SPEC = MethodSpec(
     "PD³'s feedback module on a pair: for each side a similarity conclusion and the mean of "
     "independent 1-10 duplication scores; the more duplicated side (A, B or tie).",
     FeedbackOptions,
-    lambda o, setup: lambda s, pair: feedback_pair(s, pair.a, pair.b, o),
+    lambda o, setup: lambda s, pair: feedback_pair(s, pair, o),
     reads=SidePair,
     roles=lambda o: ("feedback",),
 )

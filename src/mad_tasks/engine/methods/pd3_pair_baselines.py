@@ -9,7 +9,8 @@ MAX or their AVG.
   how far that one reference duplicates the project (the feedback module's judge, shown one
   reference, no conclusion); a score still unreadable after `retries` is left out.
 The side with the higher aggregate is the prediction ("tie" when equal, none when a side has no
-score), as `pd3_feedback` predicts.
+score), as `pd3_feedback` predicts. In the paper's Method Retrieval setting (the sides give their
+candidates) each method scores every candidate the same way and aggregates its own top 5.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from ..records import AgentAnswer, DebateResult, MethodRecord
 from ..retrieval import rouge_l
 from ..session import Session
 from ..spec import MethodSpec
-from .pd3_baselines import lexical_scores
-from .pd3_feedback import Side, SidePair, feedback, predict
+from .pd3_baselines import lexical_scores, top_ids
+from .pd3_feedback import SidePair, feedback, predict
 from .pd3_options import FeedbackOptions, ProjectOptions
 from .pd3_query import full_text
 from .pd3_records import Project
 
 SIMILARITIES = ("rouge_l", "bm25", "dense")
 MAX_REFERENCES = 100  # per side: pair_pointwise makes one call per reference (the paper's: 5)
+OWN_REFERENCES = 5  # Method Retrieval: the top 5 a method keeps of a side's candidates
 
 
 def _aggregate() -> Any:
@@ -74,7 +76,8 @@ class PairPointwiseOptions(ProjectOptions):
 class SideScores:
     """One side: its project, its references, each reference's score (None: unreadable), the
     side's aggregate (None when no score was readable) and the judge's replies per reference
-    (follow-ups included; none without a model call)."""
+    (follow-ups included; none without a model call); `candidates`, under Method Retrieval, how
+    many candidates the references were the top of by score (0: the references were given)."""
 
     side: str
     query: str
@@ -82,6 +85,7 @@ class SideScores:
     scores: tuple[float | None, ...]
     score: float | None
     replies: tuple[tuple[str, ...], ...] = ()
+    candidates: int = 0
 
 
 @dataclass
@@ -108,21 +112,27 @@ Scorer = Callable[[str, Project | None, Sequence[Project]], Awaitable[Scored]]
 
 
 async def pair_scores(
-    session: Session, a: Side, b: Side, similarity: str, how: str, score: Scorer
+    session: Session, pair: SidePair, similarity: str, how: str, score: Scorer
 ) -> DebateResult:
-    """Both sides scored at once, each reference by `score`, aggregated by `how`."""
+    """Both sides scored at once, each reference by `score`, aggregated by `how`; under Method
+    Retrieval every candidate is scored and the top OWN_REFERENCES by score are aggregated."""
     rt = session.runtime
 
-    async def one(side: str, query: Project | None, refs: Sequence[Project]) -> SideScores:
+    async def one(side: str, query: Project | None, given: Sequence[Project]) -> SideScores:
         async with rt.span(f"side {side}"):
-            scored = await score(side, query, refs)
+            scored = await score(side, query, given)
+        refs, chosen_from = list(given), 0
+        if pair.retrieved:
+            top = top_ids(given, [x for x, _ in scored], min(OWN_REFERENCES, len(given)))
+            place = {r.id: i for i, r in enumerate(given)}
+            refs, chosen_from = [given[place[c]] for c in top], len(given)
+            scored = [scored[place[c]] for c in top]
         ids, scores = tuple(r.id for r in refs), tuple(x for x, _ in scored)
         replies = tuple(texts for _, texts in scored) if similarity == "judge" else ()
-        return SideScores(
-            side, query.id if query else "", ids, scores, side_score(scores, how), replies
-        )
+        return SideScores(side, query.id if query else "", ids, scores, side_score(scores, how),
+                          replies, chosen_from)  # fmt: skip
 
-    sides = await rt.gather(one("A", *a), one("B", *b))
+    sides = await rt.gather(one("A", *pair.a), one("B", *pair.b))
     prediction = predict(sides[0].score, sides[1].score)
     rt.info("prediction", _markdown(sides, similarity, how, prediction))
     answers = [  # the judge's reply on each reference (no answer without a model call)
@@ -193,9 +203,7 @@ async def judged_pair(session: Session, pair: SidePair, o: PairPointwiseOptions)
                 f"side {side} has {len(refs)} references; pair_pointwise judges at most "
                 f"{MAX_REFERENCES} per side (one call each)"
             )
-    return await pair_scores(
-        session, pair.a, pair.b, "judge", o.aggregate, judge_scorer(session, o)
-    )
+    return await pair_scores(session, pair, "judge", o.aggregate, judge_scorer(session, o))
 
 
 def _markdown(
@@ -207,6 +215,9 @@ def _markdown(
         for ref, x in zip(s.references, s.scores)
     ]
     totals = ", ".join(f"{s.side} {'none' if s.score is None else f'{s.score:.3f}'}" for s in sides)
+    own = [f"{s.side} of {s.candidates}" for s in sides if s.candidates]
+    if own:
+        totals += f"; each side's own top {OWN_REFERENCES} by score ({', '.join(own)} candidates)"
     return (
         f"**Prediction** → **{prediction or 'none'}** ({how} of {similarity}: {totals})\n\n"
         f"{viewer_text.table(['side', 'reference', 'score'], rows, right={2})}\n\n"
@@ -245,8 +256,7 @@ def _similarity_run(
     """The similarity baseline with its embedder loaded (before any sample)."""
     return lambda s, p: pair_scores(
         s,
-        p.a,
-        p.b,
+        p,
         o.similarity,
         o.aggregate,
         similarity_scorer(s, o, embedder, [*p.a[1], *p.b[1]]),

@@ -156,6 +156,8 @@ class FeedbackRecord(MethodRecord):
     answers_with: ClassVar[str] = "a pair's scores"
     sides: list[FeedbackResult]
     prediction: str | None = None
+    # Method Retrieval: each side's PD³ retrieval of its references, side A's first
+    retrievals: list[PD3Record] = field(default_factory=list)
 
     def stats(self) -> dict[str, int | float | None]:
         """samples (judge calls asked for), unscored (samples without a readable score) and the

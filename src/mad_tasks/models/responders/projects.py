@@ -130,11 +130,11 @@ def _sides(meta: dict[str, Any]) -> list[str]:
 
 
 def _side(meta: dict[str, Any], ids: Sequence[str]) -> str | None:
-    """The Task-2 side ("a" or "b") whose references (`refs`, [{id, ...}]) hold more of `ids`;
-    None when neither holds more than the other."""
+    """The Task-2 side ("a" or "b") whose references (`refs`, [{id, ...}]; under Method Retrieval
+    its `candidates`) hold more of `ids`; None when neither holds more than the other."""
     held = []
     for side in "ab":
-        refs = meta[side].get("refs")
+        refs = meta[side].get("refs", meta[side].get("candidates"))
         own = {r.get("id") for r in refs if isinstance(r, dict)} if isinstance(refs, list) else ()
         held.append(sum(x in own for x in ids))
     if held[0] == held[1]:
