@@ -37,7 +37,7 @@ from mad_tasks.engine.methods.cortex import (
 from mad_tasks.engine.methods.cortex_records import CortexRecord
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest
+from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest, SimilarityRequest
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
@@ -796,3 +796,52 @@ async def test_an_abstention_is_no_viewpoint_to_collide_with() -> None:
     record = record_of(result)
     assert record.turns[0][0].answer is None
     assert record.collisions(YesNo().key) == 0 and record.revisions(YesNo().key, {"yes"}) == 0
+
+
+# -- Table 10: the similarity of two outputs rated by a prompted model (R1-P) ------------------------
+
+
+async def test_prompted_similarity_rates_each_pair_once_and_feeds_the_intimacy() -> None:
+    """`similarity=prompted`: before each debate round one call per pair of outputs (i < j), on the
+    role `similarity`, showing both outputs without their confidence lines; I = 1 - the rating
+    (the running mean of one round); an unreadable rating, asked again once, counts as 0 with a
+    warning; no embedding is computed."""
+    rating = {("agent_1", "agent_2"): "0.8", ("agent_3", "agent_4"): "0.4"}
+    answer = script(disagree(), golden_confidences())
+
+    def reply(call: Call) -> Reply:
+        if not isinstance(call.asks, SimilarityRequest):
+            return answer(call)
+        pair = tuple(call.agent.removeprefix("similarity ").split("~"))
+        if pair == ("agent_1", "agent_3"):
+            return Reply("They differ somewhat.", Usage(10, 2))  # unreadable
+        return Reply(f"Compared.\nSIMILARITY: {rating.get(pair, '0.5')}", Usage(10, 2))
+
+    class NoEmbedder(FakeEmbedder):
+        async def embed(self, texts):  # type: ignore[no-untyped-def]
+            pytest.fail("prompted similarity embeds nothing")
+
+    rt = ScriptedRuntime(reply)
+    opts = CortexOptions(agents=4, max_rounds=1, similarity="prompted")
+    result = await cortex(Session(rt, YESNO, retries=1), opts, NoEmbedder())
+    rated = [c for c in rt.calls if isinstance(c.asks, SimilarityRequest)]
+    pairs = [(f"agent_{i}", f"agent_{j}") for i in range(1, 5) for j in range(i + 1, 5)]
+    assert sorted(c.agent for c in rated if c.attempt == 0) == [
+        f"similarity {a}~{b}" for a, b in pairs
+    ]
+    assert {c.role for c in rated} == {"similarity"} and len(rated) == 6 + 1
+    for call in (c for c in rated if c.attempt == 0):
+        a, b = call.agent.removeprefix("similarity ").split("~")
+        shown = last_user(call)
+        assert marker(a, 1) in shown and marker(b, 1) in shown and "CONFIDENCE" not in shown
+        assert call.round == 2 and call.asks.answers == (disagree()[a], disagree()[b])
+    [graph] = recorded(result)["graphs"]
+    I = graph["I"]
+    assert I[0][1] == I[1][0] == pytest.approx(0.2) and I[2][3] == pytest.approx(0.6)
+    assert I[0][2] == pytest.approx(1.0) and I[1][3] == pytest.approx(0.5)
+    assert record_of(result).warnings == [
+        "round 2: no readable similarity of agent_1 and agent_3; taken as 0"
+    ]
+    assert result.options["similarity"] == "prompted"
+    with pytest.raises(OptionError, match=r"'similarity'.*at most 1000"):
+        CortexOptions(agents=20, max_rounds=10, similarity="prompted")

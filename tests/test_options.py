@@ -440,6 +440,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "tie_break": choices("lowest_agent_index", "none"),
             "freeform_vote": choices("exact", "medoid"),
             "embed_text": choices("no_confidence", "raw"),
+            "similarity": choices("embedding", "prompted"),
             **EMBEDDER,
             **ANSWERING,
             "templates": templates("reminder"),

@@ -1084,6 +1084,7 @@ HEADLINES = {
     ],
     "seed001_table9": [("AMT", "RA", "52.00")],
     "seed001_table3": [("with I and S factors", "DVC", "8.44")],
+    "seed001_table10": [("R1-P", "Score", "56.91±3.10")],
     "seed001_table4": [("CortexDebate", "Gemma Avg-DN", "5.46"), ("FcG", "Qwen RA", "54.00")],
     "seed001_table11": [("w/o recalibration", "Average Score", "68.62")],
     # seed-002-d3.md (Tables 1 and 3)

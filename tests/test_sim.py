@@ -18,8 +18,10 @@ from inspect_ai.scorer import Target
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine import prompts
+from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.content import Msg
 from mad_tasks.engine.methods import d3, decision_prompts, personas
+from mad_tasks.engine.methods.cortex_similarity import read_similarity
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
 from mad_tasks.engine.protocols.tod import (
@@ -46,6 +48,7 @@ from mad_tasks.engine.requests import (
     RelevanceRequest,
     Request,
     RubricRequest,
+    SimilarityRequest,
     SubtopicsRequest,
     SummaryRequest,
 )
@@ -512,3 +515,19 @@ def test_a_pd3_run_repeats_exactly_and_the_seed_changes_it(run) -> None:
         return sample.store[STORE_KEY]["record"]["votes"]
 
     assert votes(5) == votes(5) != votes(6)
+
+
+def test_a_similarity_rating_is_high_for_the_same_answer_and_low_otherwise() -> None:
+    """CortexDebate's prompted similarity: 0.7 to 1 when both replies give the same answer (as
+    the format keys them), 0 to 0.4 when they differ or one has none; unreadable on demand."""
+    fmt = YesNo()
+    same = [
+        read_similarity(sim(SimilarityRequest(fmt, ("yes", "yes")), f"p{i}")) for i in range(20)
+    ]
+    other = [
+        read_similarity(sim(SimilarityRequest(fmt, ("yes", "no")), f"p{i}")) for i in range(20)
+    ]
+    none = read_similarity(sim(SimilarityRequest(fmt, ("yes", None))))
+    assert all(s is not None and 0.7 <= s <= 1 for s in same)
+    assert all(s is not None and s <= 0.4 for s in [*other, none])
+    assert read_similarity(sim(SimilarityRequest(fmt, ("yes", "yes")), unparseable=1.0)) is None

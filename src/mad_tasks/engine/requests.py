@@ -256,6 +256,16 @@ class GroupSummaryRequest(Request):
 
 
 @dataclass(frozen=True)
+class SimilarityRequest(Request):
+    """How alike two agents' replies are, a `SIMILARITY:` line from 0 to 1 (CortexDebate's
+    prompted similarity); `answers`: the two replies' answers in `fmt` (None: no readable
+    answer)."""
+
+    fmt: AnswerFormat
+    answers: tuple[str | None, str | None]
+
+
+@dataclass(frozen=True)
 class ConfidenceRequest(Request):
     """How sure the agent is that `answer` is right: a `CONFIDENCE:` line from 0 to 1. The answer
     it just gave (`on_demand`'s verbalized confidence, where the provider returns no token

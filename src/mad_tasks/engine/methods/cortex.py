@@ -43,7 +43,7 @@ from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, ConfidenceRequest
 from ..runtime import Runtime
 from ..session import Problem, Session
-from ..spec import FirstVote, MethodSpec, Run, Setup
+from ..spec import FirstVote, MethodSpec, Run, Setup, agent_roles
 from .cortex_records import (
     MISSING_CONFIDENCE,
     CallContext,
@@ -55,6 +55,7 @@ from .cortex_records import (
     Vote,
     context_of,
 )
+from .cortex_similarity import SIMILARITIES, prompted_similarities
 from .cortex_viewer import answers_markdown, graph_markdown, vote_markdown
 from .turns import agent_names
 
@@ -65,6 +66,7 @@ TOPOLOGIES = ("mdm", "full")
 MAX_PEER_RATINGS = (
     2000  # trust peer's rating calls per sample (the paper's 5 agents, 5 rounds: 100)
 )
+MAX_SIMILARITY_RATINGS = 1000  # similarity prompted: calls per sample (5 agents, 5 rounds: 50)
 S_MODES = ("smoothed", "literal")
 EMBED_TEXTS = ("no_confidence", "raw")
 FREEFORM_VOTES = ("exact", "medoid")
@@ -206,9 +208,17 @@ class CortexOptions(Answering):
         "pruning global.",
         _choice(rules.TRUSTS),
     )
+    similarity: str = option(
+        "embedding",
+        "how alike two outputs are for the intimacy term: embedding (the embedder's cosine, the "
+        "paper) or prompted (Table 10's R1-P: a model on role `similarity` rates each pair from "
+        "0 to 1, agents x (agents - 1) / 2 more calls a round).",
+        _choice(SIMILARITIES),
+    )
     embedder: str = embedder_option(
-        "similarity for the intimacy term: hashing (offline), openai[/<model>] (the paper: "
-        "openai/text-embedding-3-large) or sentence-transformers[/<model>]."
+        "similarity for the intimacy term (and the free-text medoid): hashing (offline), "
+        "openai[/<model>] (the paper: openai/text-embedding-3-large) or "
+        "sentence-transformers[/<model>]."
     )
     credibility: Mapping[str, ModelSize] | None = option(
         None,
@@ -274,6 +284,15 @@ class CortexOptions(Answering):
 
     def validate(self) -> None:
         super().validate()
+        rated = self.agents * (self.agents - 1) // 2 * self.max_rounds
+        if self.similarity == "prompted" and rated > MAX_SIMILARITY_RATINGS:
+            raise OptionError(
+                "similarity",
+                self.similarity,
+                f"embedding with {self.agents} agents and {self.max_rounds} rounds: prompted "
+                f"rates agents x (agents - 1) / 2 x max_rounds = {rated} pairs, at most "
+                f"{MAX_SIMILARITY_RATINGS}",
+            )
         ratings = self.agents * (self.agents - 1) * self.max_rounds
         if self.trust == "peer" and ratings > MAX_PEER_RATINGS:
             raise OptionError(
@@ -488,7 +507,12 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                 # Step 1: edge weights from running means over rounds 0..d-1
                 R = [rules.running_mean(r, t.confidence, d) for r, t in zip(R, turns[-1])]
                 texts = [_embedded(o.text, opts) for o in outputs]
-                cos = await _similarities(embedder, texts, warnings, rt)
+                if opts.similarity == "prompted":
+                    cos = await prompted_similarities(
+                        session, p.question, outputs, texts, now, warnings, rt
+                    )
+                else:
+                    cos = await _similarities(embedder, texts, warnings, rt)
                 sim = [
                     [rules.running_mean(sim[i][j], cos[i][j], d) for j in range(n)]
                     for i in range(n)
@@ -741,4 +765,5 @@ SPEC = MethodSpec(
     CortexOptions,
     prepare,
     first_vote=first_vote,
+    roles=lambda o: (*agent_roles(o), *(("similarity",) if o.similarity == "prompted" else ())),
 )

@@ -15,6 +15,7 @@ from ...engine.requests import (
     ExtractRequest,
     GroupSummaryRequest,
     ReviewRequest,
+    SimilarityRequest,
 )
 from ..simulated import (
     NO_ANSWER,
@@ -74,6 +75,18 @@ def confidence(turn: Turn, asks: ConfidenceRequest) -> str:
     right = is_gold(asks.fmt, asks.answer, turn.gold(asks.fmt))
     sure = rng.uniform(*(SURE_RIGHT if right else SURE_WRONG))
     return f"Simulated self-assessment of {agent}.\nCONFIDENCE: {sure:.2f}"
+
+
+@responds(SimilarityRequest)
+def similarity(turn: Turn, asks: SimilarityRequest) -> str:
+    """A `SIMILARITY:` line: 0.7 to 1 for two replies with the same answer, 0 to 0.4 otherwise
+    (an abstention is like no other)."""
+    if turn.unreadable():
+        return "Simulated comparison: the two replies are hard to compare."
+    a, b = asks.answers
+    same = a is not None and b is not None and asks.fmt.key(a) == asks.fmt.key(b)
+    alike = turn.rng.uniform(0.7, 1.0) if same else turn.rng.uniform(0.0, 0.4)
+    return f"Simulated comparison by {turn.agent}.\nSIMILARITY: {alike:.2f}"
 
 
 @responds(ReviewRequest, GroupSummaryRequest)
