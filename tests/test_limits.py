@@ -311,3 +311,18 @@ def test_the_budget_is_per_debate_and_shared_by_a_judges_two_orders() -> None:
     with pytest.raises(LimitReached, match="budget limit was reached \\(250 of 250\\)"):
         budget.check()
     assert budget.spent == 250
+
+
+@pytest.mark.parametrize(
+    ("limit", "reserve"),
+    [(0.6, 0.2), (1.0, 0.3), (3.0, 0.3), (10.0, 1.0), (30.0, 2.0), (3600.0, 2.0)],
+)
+def test_the_time_reserve_is_a_tenth_at_least_0_3_s_at_most_a_third_and_2_s(
+    limit: float, reserve: float
+) -> None:
+    """What a time limit keeps back for the method to decide and the sample to be saved: a tenth
+    of the limit, at least 0.3 s (a loaded machine's event loop runs late), never over a third of
+    the limit nor 2 s."""
+    from mad_tasks.inspect_runtime import time_reserve
+
+    assert time_reserve(limit) == pytest.approx(reserve)

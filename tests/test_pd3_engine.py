@@ -26,6 +26,7 @@ from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
+from mad_tasks.engine.limits import within_limits
 from mad_tasks.engine.methods import pd3_prompts
 from mad_tasks.engine.methods.pd3 import pd3
 from mad_tasks.engine.methods.pd3_baselines import (
@@ -51,7 +52,7 @@ from mad_tasks.engine.methods.pd3_query import result_line
 from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record, Project
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
-from mad_tasks.engine.runtime import Call
+from mad_tasks.engine.runtime import Call, LimitReached
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.tasks._pd3_data import PAIR_PROMPT
 
@@ -839,6 +840,12 @@ def test_under_method_retrieval_each_side_is_scored_on_pd3s_own_top_5() -> None:
     retrievals = [c for c in rt.calls if isinstance(c.asks, PicksRequest)]
     scoring = [c for c in rt.calls if not isinstance(c.asks, PicksRequest)]
     assert len(retrievals) == 2 * 150 and len(scoring) == 2 * (1 + 3)
+    # each retrieval asks about its own side's project (as project_dedup's input shows it)
+    shown = [text(c) for c in retrievals]
+    assert sum("Query A\n\nText A." in t for t in shown) == 150
+    assert sum("Query B\n\nText B." in t for t in shown) == 150
+    assert not any(question in t for t in shown)
+    assert len(result.calls) == len(rt.calls)  # the retrievals' calls are the pair's
     for call in scoring:
         assert set(call.asks.ids) == set(GOLD)
         shown = text(call)
@@ -851,3 +858,31 @@ def test_under_method_retrieval_each_side_is_scored_on_pd3s_own_top_5() -> None:
     assert all(set(r.top) == set(GOLD) for r in record.retrievals)
     again = DebateResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again.record == record
+
+
+def test_a_limit_inside_a_sides_retrieval_ends_the_pair_without_a_prediction() -> None:
+    """Method Retrieval cut by a limit (the 40th call refused): the pair ends as any method without
+    a rule of its own does, no prediction, every call made until then kept in its record."""
+    picks, judged = Script(), judge_script({})
+    made: list[Call] = []
+
+    def reply(call: Call) -> str:
+        made.append(call)
+        if len(made) >= 40:
+            raise LimitReached("token", 1000, 1000)
+        return picks(call) if isinstance(call.asks, PicksRequest) else judged(call)
+
+    a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
+    run = within_limits("pd3_feedback", feedback_pair)
+    pair = SidePair((a, CANDIDATES), (b, CANDIDATES), retrieved=True)
+    result = asyncio.run(run(session_for(ScriptedRuntime(reply)), pair, FeedbackOptions()))
+    assert result.final is None and result.stopped is not None
+    assert result.stopped.kind == "token" and len(result.calls) == 39
+
+
+def test_method_retrieval_refuses_a_side_pd3_cannot_serve_before_any_call() -> None:
+    rt = ScriptedRuntime(lambda call: pytest.fail("no call expected"))
+    a, b = Project("qa", "Query A", "Text A."), Project("qb", "Query B", "Text B.")
+    pair = SidePair((a, CANDIDATES), (b, CANDIDATES[:7]), retrieved=True)
+    with pytest.raises(OptionError):
+        asyncio.run(feedback_pair(session_for(rt), pair, FeedbackOptions()))

@@ -454,6 +454,7 @@ def test_the_judge_gap_of_a_round_is_its_margin_over_the_hearings_that_scored_it
     judged = DebateResult("samre", "A", [], [], record=record)
     assert [scored(f"judge_gap:{r}", judged) for r in (1, 2, 3, 4)] == [15.0, 15.0, 20.0, None]
     assert scored("judge_gap:1", debate(("yes",))) is None
+    assert scored("agent_accuracy:1", judged) is None  # a verdict: no agent's answer
 
 
 def test_an_agents_accuracy_is_its_own_last_answers() -> None:
@@ -462,6 +463,9 @@ def test_an_agents_accuracy_is_its_own_last_answers() -> None:
     not measured."""
     result = debate(("yes", "no", "no"), ("no", "yes", None))
     assert [scored(f"agent_accuracy:{n}", result) for n in (1, 2, 3, 4)] == [0.0, 1.0, 0.0, None]
+    # a limit before any answer: each of the run's agents is wrong, not left out
+    cut = DebateResult("du_debate", None, [], [], options={"agents": 3})
+    assert [scored(f"agent_accuracy:{n}", cut) for n in (1, 3, 4)] == [0.0, 0.0, None]
     for stat in ("agent_debates:1", "collisions", "revisions"):
         assert scored(stat, result) is None
 

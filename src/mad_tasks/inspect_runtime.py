@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 from ._inspect_compat import active_generate_config
 from .engine.content import Msg
-from .engine.embeddings import Embedder, load_embedder
+from .engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from .engine.limits import LimitReached
 from .engine.runtime import (
     Acting,
@@ -435,6 +435,9 @@ class InspectSetup:
 
     def embedder(self, spec: str) -> Embedder:
         return load_embedder(spec)
+
+    def pair_scorer(self, option: str, spec: str) -> PairScorer:
+        return load_pair_scorer(option, spec)
 
 
 SETUP = InspectSetup()

@@ -1,7 +1,11 @@
-"""Text embeddings for similarity measures (answer diversity, CortexDebate's intimacy term).
+"""Text embeddings for similarity measures (answer diversity, CortexDebate's intimacy term), and
+pair scorers: cross-encoders that score two texts together (PD³'s pretrained rerankers,
+CortexDebate's DeTS).
 
 `hashing` needs no download and no network: hashed word and character-trigram counts, L2-normalised.
-It measures surface overlap, not meaning; `sentence-transformers` and `openai` measure meaning.
+It measures surface overlap, not meaning; `sentence-transformers` and `openai` measure meaning. As a
+pair scorer, `hashing` is the cosine of the two texts' hashing embeddings (the offline stand-in);
+`cross-encoder/<model>` is a local sentence-transformers CrossEncoder.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .checks import OptionError
 
@@ -17,6 +21,7 @@ if TYPE_CHECKING:  # numpy is imported on first use: the Inspect registry import
     import numpy as np
 
 EMBEDDERS = ("hashing", "sentence-transformers", "openai")
+PAIR_SCORERS = ("hashing", "cross-encoder/<model>")
 
 
 class Embedder(Protocol):
@@ -108,6 +113,68 @@ def load_embedder(spec: str) -> Embedder:
         return make_embedder(spec)
     except Exception as e:  # a missing library, model or API key, re-raised as the option's
         raise OptionError("embedder", spec, f"an embedder installed here ({e})") from e
+
+
+class PairScorer(Protocol):
+    name: str
+
+    async def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """One score per (first, second) pair, higher for the more related; finite."""
+        ...
+
+
+class HashingPairScorer:
+    """The offline stand-in: the cosine of the two texts' hashing embeddings."""
+
+    name = "hashing"
+
+    async def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        vectors = await HashingEmbedder().embed([t for pair in pairs for t in pair])
+        return [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]
+
+
+class CrossEncoderScorer:
+    """A local sentence-transformers CrossEncoder (a reranker such as BAAI/bge-reranker-v2-m3,
+    an NLI similarity model such as DeTS); its weights must already be on disk. A model that needs
+    its own code from the hub (trust_remote_code) is not run."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError as e:
+            raise ImportError(
+                "a cross-encoder needs the package's `embeddings` extra: "
+                "pip install 'mad-tasks[embeddings]'"
+            ) from e
+        self.name = f"cross-encoder/{model}"
+        self._model = CrossEncoder(model)
+
+    async def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        import numpy as np
+
+        scores = np.asarray(self._model.predict([list(p) for p in pairs]), dtype=float)
+        if scores.ndim > 1:  # one logit per class: the last class (entailment, relevant)
+            scores = scores[:, -1]
+        return [float(x) if np.isfinite(x) else 0.0 for x in scores]
+
+
+def pair_scorer_spec(option: str, value: Any) -> str:
+    """`hashing` or `cross-encoder/<model>` (a model named)."""
+    kind, _, model = value.partition("/") if isinstance(value, str) else ("", "", "")
+    if value == "hashing" or (kind == "cross-encoder" and model.strip()):
+        return str(value)
+    raise OptionError(option, value, " or ".join(PAIR_SCORERS))
+
+
+def load_pair_scorer(option: str, spec: str) -> PairScorer:
+    """The pair scorer `spec` names, or the `OptionError` naming `option` when it cannot be made
+    here (a missing library or model)."""
+    if spec == "hashing":
+        return HashingPairScorer()
+    try:
+        return CrossEncoderScorer(spec.partition("/")[2])
+    except Exception as e:  # a missing library or model, re-raised as the option's
+        raise OptionError(option, spec, f"a cross-encoder installed here ({e})") from e
 
 
 def mean_pairwise_cosine(vectors: np.ndarray) -> float | None:

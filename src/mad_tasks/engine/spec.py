@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .answers import AnswerFormat
-from .embeddings import Embedder
+from .embeddings import Embedder, PairScorer
 from .limits import within_limits
 from .options import Options, options_factory
 from .records import AgentAnswer, DebateResult
@@ -30,6 +30,11 @@ class Setup(Protocol):
     def embedder(self, spec: str) -> Embedder:
         """The embedder `spec` names (`hashing`, `sentence-transformers/<model>`, ...) for the
         method being prepared; `OptionError` naming `embedder` when this host cannot make it."""
+        ...
+
+    def pair_scorer(self, option: str, spec: str) -> PairScorer:
+        """The pair scorer `spec` names (`hashing`, `cross-encoder/<model>`) for the option
+        `option`; `OptionError` naming it when this host cannot make it."""
         ...
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..engine.checks import OptionError
-from ..engine.embeddings import Embedder, load_embedder
+from ..engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from ..engine.spec import MethodSpec
 
 
@@ -21,6 +21,9 @@ class HostSetup:
                 "hashing or sentence-transformers (the openai embedder runs under Inspect only)",
             )
         return load_embedder(spec)
+
+    def pair_scorer(self, option: str, spec: str) -> PairScorer:
+        return load_pair_scorer(option, spec)
 
 
 SETUP = HostSetup()

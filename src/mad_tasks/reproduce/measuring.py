@@ -369,12 +369,19 @@ def agent_value(
     targets: Sequence[str],
 ) -> float | None:
     """The per-agent and viewpoint figures: whether the N-th agent to answer ended right
-    (`agent_accuracy:N`, its last answer; none is wrong), and from a CortexDebate record the
-    N-th agent's debates, the viewpoint collisions and the revisions to a right answer (None from
-    another method's, or with no N-th agent)."""
+    (`agent_accuracy:N`, its last answer; none, or no answer at all from one of the run's
+    `agents`, is wrong; a judge's, summary's or ranking's record has none), and from a
+    CortexDebate record the N-th agent's debates, the viewpoint collisions and the revisions to a
+    right answer (None from another method's, or with no N-th agent)."""
     agents = list(dict.fromkeys(a.agent for a in result.answers))
-    n = int(stat.value)
-    if stat.kind.startswith("agent_") and not 1 <= n <= len(agents):
+    n, record = int(stat.value), result.record
+    if stat.kind == "agent_accuracy":
+        if isinstance(record, JudgeRecord) or (record is not None and record.answers_with):
+            return None  # a verdict, a summary or a ranking: no agent's answer to the question
+        if n > len(agents):  # an agent of the run that never answered (a limit came first)
+            ran = result.options.get("agents")
+            return 0.0 if isinstance(ran, int) and n <= ran else None
+    elif stat.kind == "agent_debates" and n > len(agents):
         return None
     fmt = task_format(
         tuple(choices), metadata, ",".join(targets), result.options.get("answer_format")
@@ -383,7 +390,6 @@ def agent_value(
     if stat.kind == "agent_accuracy":
         last = max((a for a in result.answers if a.agent == agents[n - 1]), key=lambda a: a.round)
         return float(last.answer is not None and fmt.key(last.answer) in gold)
-    record = result.record
     if not isinstance(record, CortexRecord):
         return None
     if stat.kind == "agent_debates":

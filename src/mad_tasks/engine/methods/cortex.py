@@ -36,6 +36,7 @@ from ..answers import AnswerFormat, FreeText
 from ..checks import OptionError, boolean, integer, number, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
+from ..embeddings import pair_scorer_spec
 from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
 from ..protocols import cortex as rules
@@ -55,12 +56,17 @@ from .cortex_records import (
     Vote,
     context_of,
 )
-from .cortex_similarity import SIMILARITIES, prompted_similarities
+from .cortex_similarity import (
+    SIMILARITIES,
+    embedded_similarities,
+    prompted_similarities,
+    scored_similarities,
+)
 from .cortex_viewer import answers_markdown, graph_markdown, vote_markdown
 from .turns import agent_names
 
 if TYPE_CHECKING:
-    from ..embeddings import Embedder
+    from ..embeddings import Embedder, PairScorer
 
 TOPOLOGIES = ("mdm", "full")
 MAX_PEER_RATINGS = (
@@ -211,9 +217,16 @@ class CortexOptions(Answering):
     similarity: str = option(
         "embedding",
         "how alike two outputs are for the intimacy term: embedding (the embedder's cosine, the "
-        "paper) or prompted (Table 10's R1-P: a model on role `similarity` rates each pair from "
-        "0 to 1, agents x (agents - 1) / 2 more calls a round).",
+        "paper), cross_encoder (Table 10's DeTS: the cross_encoder's score of each pair) or "
+        "prompted (Table 10's R1-P: a model on role `similarity` rates each pair from 0 to 1, "
+        "agents x (agents - 1) / 2 more calls a round).",
         _choice(SIMILARITIES),
+    )
+    cross_encoder: str = option(
+        "hashing",
+        "the pair scorer of similarity cross_encoder: hashing (offline) or cross-encoder/<model> "
+        "(the paper's DeTS: cross-encoder/abbasgolestani/ag-nli-DeTS-sentence-similarity-v4).",
+        pair_scorer_spec,
     )
     embedder: str = embedder_option(
         "similarity for the intimacy term (and the free-text medoid): hashing (offline), "
@@ -284,6 +297,9 @@ class CortexOptions(Answering):
 
     def validate(self) -> None:
         super().validate()
+        if self.similarity != "cross_encoder" and self.cross_encoder != "hashing":  # unused
+            raise OptionError("cross_encoder", self.cross_encoder, "set only with similarity "
+                              "cross_encoder")  # fmt: skip
         rated = self.agents * (self.agents - 1) // 2 * self.max_rounds
         if self.similarity == "prompted" and rated > MAX_SIMILARITY_RATINGS:
             raise OptionError(
@@ -441,7 +457,9 @@ def _text_price(tokens: int, chars: int, beyond: tuple[int, int] | None) -> floa
 # -- the method ----------------------------------------------------------------------------------
 
 
-async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> DebateResult:
+async def cortex(
+    session: Session, opts: CortexOptions, embedder: Embedder, scorer: PairScorer | None = None
+) -> DebateResult:
     p, rt = session.problem, session.runtime
     n = opts.agents
     names = agent_names(n)
@@ -511,8 +529,10 @@ async def cortex(session: Session, opts: CortexOptions, embedder: Embedder) -> D
                     cos = await prompted_similarities(
                         session, p.question, outputs, texts, now, warnings, rt
                     )
+                elif scorer is not None:  # similarity cross_encoder
+                    cos = await scored_similarities(scorer, texts, warnings, rt)
                 else:
-                    cos = await _similarities(embedder, texts, warnings, rt)
+                    cos = await embedded_similarities(embedder, texts, warnings, rt)
                 sim = [
                     [rules.running_mean(sim[i][j], cos[i][j], d) for j in range(n)]
                     for i in range(n)
@@ -715,39 +735,26 @@ def _embedded(text: str, opts: CortexOptions) -> str:
     return text if opts.embed_text == "raw" else without_confidence(text)
 
 
-async def _similarities(
-    embedder: Embedder, texts: list[str], warnings: list[str], rt: Runtime
-) -> list[list[float]]:
-    """Pairwise cosine of the texts; a failed or empty embedding counts as 0 (A6), never a crash."""
-    n = len(texts)
-    try:
-        vectors = await embedder.embed(texts)
-    except Exception as e:  # noqa: BLE001 - a provider error must not lose the sample (A6)
-        message = (
-            f"embedder {embedder.name} failed ({type(e).__name__}: {e}); similarity taken as 0"
-        )
-        warnings.append(message)
-        rt.info("warning", message)
-        return [[0.0] * n for _ in range(n)]
-    cos = [[float(vectors[i] @ vectors[j]) for j in range(n)] for i in range(n)]
-    return [[c if math.isfinite(c) else 0.0 for c in row] for row in cos]
-
-
 async def _medoid(
     embedder: Embedder, answers: list[str | None], warnings: list[str], rt: Runtime
 ) -> str:
     given = [a for a in answers if a is not None]
-    return given[rules.medoid(await _similarities(embedder, given, warnings, rt))]
+    return given[rules.medoid(await embedded_similarities(embedder, given, warnings, rt))]
 
 
 def prepare(o: CortexOptions, setup: Setup) -> Run:
     similarity = setup.embedder(o.embedder)
+    scorer = (
+        setup.pair_scorer("cross_encoder", o.cross_encoder)
+        if o.similarity == "cross_encoder"
+        else None
+    )
 
     async def run(session: Session) -> DebateResult:
         # each agent sized by its role or its model's name, before any call: the models are the
         # sample's (a role may be bound to another); a key that names neither is refused
         models = [session.runtime.model_name(name) for name in agent_names(o.agents)]
-        return await cortex(session, o.for_models(models), similarity)
+        return await cortex(session, o.for_models(models), similarity, scorer)
 
     return run
 

@@ -1,8 +1,9 @@
 """The baselines PD³ is compared with (Bao et al., seed 000, Table 1): `listwise`, one call choosing
 the top k among all the candidates (the paper's list-wise LLMs), `pointwise`, one call scoring each
 candidate (its LLM-as-a-Judge row), and the rankings that make no model call: `bm25` and `rouge_l`
-(its WF rows, over the candidates' texts), `dense` (its VD rows, embedding similarity to the query)
-and `random_k` (its Random row)."""
+(its WF rows, over the candidates' texts), `dense` (its VD rows, embedding similarity to the query),
+`reranker` (its pretrained rerankers, a cross-encoder's score of query and candidate together) and
+`random_k` (its Random row)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import replace
 from .. import viewer_text
 from ..checks import OptionError
 from ..content import Msg, compose
-from ..embeddings import Embedder
+from ..embeddings import Embedder, PairScorer
 from ..protocols.pd3 import read_score, vote
 from ..records import AgentAnswer, DebateResult
 from ..requests import DuplicationRequest
@@ -27,6 +28,7 @@ from .pd3_options import (
     ListwiseOptions,
     PointwiseOptions,
     RandomOptions,
+    RerankerOptions,
 )
 from .pd3_query import Decider, Retrieval, full_text, prepare_query, query_seed, result_of
 from .pd3_records import Group, PD3Record, Project
@@ -79,6 +81,13 @@ def dense_run(
 ) -> Callable[[Session, Retrieval], Awaitable[DebateResult]]:
     """The dense baseline with its embedder loaded (before any sample)."""
     return lambda s, r: dense(s, r.query, r.candidates, o.top_k, embedder, o.instruction)
+
+
+def reranker_run(
+    o: RerankerOptions, scorer: PairScorer
+) -> Callable[[Session, Retrieval], Awaitable[DebateResult]]:
+    """The reranker baseline with its cross-encoder loaded (before any sample)."""
+    return lambda s, r: reranker(s, r.query, r.candidates, o.top_k, scorer)
 
 
 def top_ids(
@@ -224,6 +233,21 @@ async def dense(
     return ranked(session, "dense", "dense", candidates, scores, query, k, how)
 
 
+async def reranker(
+    session: Session,
+    query: Project,
+    candidates: Sequence[Project],
+    k: int,
+    scorer: PairScorer,
+) -> DebateResult:
+    """The pretrained-reranker baseline: a cross-encoder scores each (query, candidate) pair of
+    titles and texts, no model call."""
+    shown = full_text(query)
+    scores = await scorer.score([(shown, full_text(c)) for c in candidates])
+    how = f"the {scorer.name} cross-encoder's score of the query and the candidate together"
+    return ranked(session, "reranker", "reranker", candidates, scores, query, k, how)
+
+
 async def random_k(
     session: Session, query: Project, candidates: Sequence[Project], k: int, seed: int
 ) -> DebateResult:
@@ -276,6 +300,15 @@ SPECS = (
         "query, no model call.",
         DenseOptions,
         lambda o, setup: dense_run(o, setup.embedder(o.embedder)),
+        reads=Retrieval,
+        roles=lambda o: (),
+    ),
+    MethodSpec(
+        "reranker",
+        "The pretrained-reranker baseline: the top k candidates by a cross-encoder's score of "
+        "the query and the candidate together, no model call.",
+        RerankerOptions,
+        lambda o, setup: reranker_run(o, setup.pair_scorer("reranker", o.reranker)),
         reads=Retrieval,
         roles=lambda o: (),
     ),

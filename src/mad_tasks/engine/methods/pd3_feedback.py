@@ -7,8 +7,10 @@ score is the mean of the readable ones. A pair predicts the side with the higher
 equal; no prediction when a side has no readable score).
 
 In the paper's Method Retrieval setting (a pair whose sides give their candidates, not their
-references), each side's references are first retrieved by PD³ itself (`pd3` at its defaults: the
-top 5 of its round-robin debates), then scored.
+references), each side's references are first retrieved by PD³ itself (`pd3` at its defaults, with
+the feedback's project and generation options: the top 5 of its round-robin debates, the side's
+project as the question, its agents named as PD³'s inside the span `side A > retrieval`), then
+scored.
 
 A feedback call presents the question too: as the project under detection when no project is
 given, else as the task (a pair's instruction) before the project's view. Calls are made by the
@@ -19,19 +21,20 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
 
 from .. import viewer_text
-from ..content import Msg, compose
+from ..content import Msg, Question, compose
 from ..protocols.pd3 import read_score
 from ..records import AgentAnswer, DebateResult
 from ..requests import ConclusionRequest, DuplicationRequest
-from ..session import Session
+from ..runtime import LimitReached
+from ..session import Problem, Session
 from ..spec import MethodSpec
 from . import pd3_prompts as prompts
 from .pd3 import pd3
-from .pd3_options import FeedbackOptions, PD3Options
+from .pd3_options import FeedbackOptions, PD3Options, ProjectOptions
 from .pd3_prompts import project_view
 from .pd3_query import full_text
 from .pd3_records import Cut, FeedbackRecord, FeedbackResult, PD3Record, Project
@@ -157,15 +160,37 @@ async def feedback_pair(session: Session, pair: SidePair, opts: FeedbackOptions)
     candidates has each side's references retrieved by PD³ first (`retrieved`)."""
     rt = session.runtime
     found: dict[str, PD3Record] = {}
+    retrieval = retrieval_options(opts)
+    if pair.retrieved:  # both sides checked before any call
+        for side, (query, given) in zip("AB", (pair.a, pair.b)):
+            if query is None:
+                raise ValueError(f"side {side}: Method Retrieval needs the side's project")
+            retrieval.check_candidates(len(given))
+
+    pending: list[Session] = []  # the retrievals' sessions whose calls are not yet the pair's
+
+    def merge(own: Session) -> None:
+        if own in pending:
+            pending.remove(own)
+            session.calls.extend(own.calls)
 
     async def one(side: str, query: Project | None, given: Sequence[Project]) -> FeedbackResult:
         async with rt.span(f"side {side}"):
             refs = given
-            if pair.retrieved:
-                refs, found[side] = await retrieved(session, side, query, given)
+            if pair.retrieved and query is not None:
+                own = retrieval_session(session, query)
+                pending.append(own)
+                try:
+                    refs, found[side] = await retrieved(own, query, given, retrieval)
+                finally:
+                    merge(own)
             return await feedback(session, query, refs, opts, side)
 
-    sides = await rt.gather(one("A", *pair.a), one("B", *pair.b))
+    try:
+        sides = await rt.gather(one("A", *pair.a), one("B", *pair.b))
+    finally:  # a limit in one side: the other side's retrieval calls so far are the pair's too
+        for own in list(pending):
+            merge(own)
     prediction = predict(sides[0].mean, sides[1].mean)
     means = ", ".join(
         f"{s.side} {'unreadable' if s.mean is None else f'{s.mean:.2f}'}" for s in sides
@@ -196,17 +221,43 @@ async def feedback_pair(session: Session, pair: SidePair, opts: FeedbackOptions)
     )
 
 
+def retrieval_options(opts: FeedbackOptions) -> PD3Options:
+    """PD³ at its defaults for Method Retrieval, with the feedback's project and generation
+    options (domain, criteria, text budgets, temperature, ...) but its own follow-ups."""
+    shared = {f.name for f in fields(ProjectOptions)} - {"retries"}
+    return PD3Options(**{k: v for k, v in asdict(opts).items() if k in shared})
+
+
+def project_question(query: Project) -> Question:
+    """The project under detection as a retrieval task shows it: the title, a blank line, the
+    text."""
+    return Question.of(["\n\n".join(p for p in (query.title, query.text) if p)])
+
+
+def retrieval_session(session: Session, query: Project) -> Session:
+    """The session of a side's retrieval: the side's project as its question (as a retrieval
+    task asks it), the pair's runtime, settings and budget."""
+    return Session(
+        session.runtime,
+        Problem(project_question(query), session.problem.fmt, session.problem.system),
+        retries=session.retries,
+        temperature=session.temperature,
+        max_tokens=session.max_tokens,
+        budget=session.budget,  # both sides spend the pair's one budget
+    )
+
+
 async def retrieved(
-    session: Session, side: str, query: Project | None, candidates: Sequence[Project]
+    own: Session, query: Project, candidates: Sequence[Project], opts: PD3Options
 ) -> tuple[list[Project], PD3Record]:
-    """A side's own references (Method Retrieval): PD³'s top 5 of its candidates, at the
-    defaults, and the retrieval's record."""
-    if query is None:
-        raise ValueError(f"side {side}: Method Retrieval needs the side's project ('query')")
-    async with session.runtime.span("retrieval"):
-        result = await pd3(session, query, candidates, PD3Options())
-    record = result.record
-    assert isinstance(record, PD3Record)  # pd3's own
+    """A side's own references (Method Retrieval): PD³'s top 5 of its candidates, in the side's
+    retrieval session; a retrieval a limit cut ends the pair (`within_limits`: no prediction)."""
+    async with own.runtime.span("retrieval"):
+        result = await pd3(own, query, candidates, opts)
+    record, stop = result.record, result.stopped
+    if stop is not None:
+        raise LimitReached(stop.kind, stop.value, stop.limit)
+    assert isinstance(record, PD3Record)  # a retrieval no limit cut has its record
     by_id = {c.id: c for c in candidates}
     return [by_id[c] for c in record.top], record
 
@@ -231,5 +282,6 @@ SPEC = MethodSpec(
     FeedbackOptions,
     lambda o, setup: lambda s, pair: feedback_pair(s, pair, o),
     reads=SidePair,
-    roles=lambda o: ("feedback",),
+    # expert and senior: PD³'s own retrieval under Method Retrieval
+    roles=lambda o: ("feedback", "expert", "senior"),
 )

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 from ..checks import OptionError, boolean, integer, one_of, optional, text
+from ..embeddings import pair_scorer_spec
 from ..options import (
     MAX_AGENTS,
     MAX_RETRIES,
@@ -138,6 +139,19 @@ class DenseOptions(LexicalOptions):
         "Query: <query>'; the candidates are embedded as they are): the paper's 'with "
         "instruction' rows; unset: none.",
         lambda name, v: optional(text, name, v),
+    )
+
+
+@dataclass(frozen=True)
+class RerankerOptions(LexicalOptions):
+    """A pretrained reranker: candidates ranked by a cross-encoder's score of (query, candidate)."""
+
+    reranker: str = option(
+        "hashing",
+        "the cross-encoder: hashing (offline: the cosine of hashing embeddings) or "
+        "cross-encoder/<model>, a local sentence-transformers CrossEncoder (the paper's bge: "
+        "cross-encoder/BAAI/bge-reranker-v2-m3).",
+        pair_scorer_spec,
     )
 
 
