@@ -845,3 +845,51 @@ async def test_prompted_similarity_rates_each_pair_once_and_feeds_the_intimacy()
     assert result.options["similarity"] == "prompted"
     with pytest.raises(OptionError, match=r"'similarity'.*at most 1000"):
         CortexOptions(agents=20, max_rounds=10, similarity="prompted")
+
+
+async def test_a_cross_encoder_similarity_scores_each_pair_once_and_a_failure_counts_0() -> None:
+    """`similarity=cross_encoder` (Table 10's DeTS): the scorer gets each pair i < j of the
+    outputs without their confidence lines, once a round; I = 1 - its score; a scorer that fails
+    makes every similarity 0, with a warning, and the debate goes on."""
+    seen: list[list[tuple[str, str]]] = []
+
+    class Pairs:
+        name = "cross-encoder/fake"
+
+        async def score(self, pairs):  # type: ignore[no-untyped-def]
+            seen.append(list(pairs))
+            return [0.25 * (k + 1) if k < 3 else 0.0 for k in range(len(pairs))]
+
+    class NoEmbedder(FakeEmbedder):
+        async def embed(self, texts):  # type: ignore[no-untyped-def]
+            pytest.fail("a cross-encoder similarity embeds nothing")
+
+    rt = ScriptedRuntime(script(disagree(), golden_confidences()))
+    opts = CortexOptions(agents=4, max_rounds=1, similarity="cross_encoder")
+    result = await cortex(Session(rt, YESNO), opts, NoEmbedder(), Pairs())
+    [pairs] = seen
+    assert len(pairs) == 6 and all("CONFIDENCE" not in a + b for a, b in pairs)
+    assert marker("agent_1", 1) in pairs[0][0] and marker("agent_2", 1) in pairs[0][1]
+    [graph] = recorded(result)["graphs"]
+    assert graph["I"][0][1] == graph["I"][1][0] == pytest.approx(0.75)  # pair (1, 2): 0.25
+    assert graph["I"][0][3] == pytest.approx(0.25) and graph["I"][2][3] == pytest.approx(1.0)
+
+    class Broken(Pairs):
+        async def score(self, pairs):  # type: ignore[no-untyped-def]
+            raise RuntimeError("out of memory")
+
+    rt = ScriptedRuntime(script(disagree(), golden_confidences()))
+    result = await cortex(Session(rt, YESNO), opts, NoEmbedder(), Broken())
+    [graph] = recorded(result)["graphs"]
+    assert all(
+        x == pytest.approx(1.0)
+        for i, row in enumerate(graph["I"])
+        for j, x in enumerate(row)
+        if i != j
+    )
+    assert (
+        "cross-encoder cross-encoder/fake failed (RuntimeError: out of memory)"
+        in record_of(result).warnings[0]
+    )
+    with pytest.raises(OptionError, match=r"'cross_encoder'.*set only with similarity"):
+        CortexOptions(cross_encoder="cross-encoder/x")

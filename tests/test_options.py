@@ -74,6 +74,7 @@ from mad_tasks.solvers import (
     pointwise,
     random_k,
     reconcile,
+    reranker,
     rouge_l,
     samre,
     self_consistency,
@@ -187,6 +188,16 @@ EMBEDDER: Cases = {
         for v in ("word2vec", 5, None, "hashing/abc", "hashing/0", "hashing/65537", "hashing/²")
     ]
 }
+
+
+def pair_scorer(option: str) -> Cases:
+    return {
+        option: [
+            (v, "hashing or cross-encoder/<model>")
+            for v in ("bge", "cross-encoder", "cross-encoder/ ", "sentence-transformers/x", 3, None)
+        ]
+    }
+
 
 VOTING = ("simple", "ranked", "cumulative", "approval", "counting")
 CONSENSUS = ("majority", "supermajority", "unanimity")
@@ -440,7 +451,8 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "tie_break": choices("lowest_agent_index", "none"),
             "freeform_vote": choices("exact", "medoid"),
             "embed_text": choices("no_confidence", "raw"),
-            "similarity": choices("embedding", "prompted"),
+            "similarity": choices("embedding", "cross_encoder", "prompted"),
+            **pair_scorer("cross_encoder"),
             **EMBEDDER,
             **ANSWERING,
             "templates": templates("reminder"),
@@ -480,6 +492,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "bm25": (bm25, {"top_k": ints(1, 50)}),
     "rouge_l": (rouge_l, {"top_k": ints(1, 50)}),
     "dense": (dense, {"top_k": ints(1, 50), **EMBEDDER, "instruction": optional(TEXT)}),
+    "reranker": (reranker, {"top_k": ints(1, 50), **pair_scorer("reranker")}),
     "random_k": (
         random_k,
         {"top_k": ints(1, 50), "seed": [(v, "an integer") for v in ("abc", 2.5, True, None)]},
@@ -673,6 +686,14 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "revision": [
                 (v, unset("a non-empty string", "the Hub's current commit")) for v in (5, "")
             ],
+            "category": [
+                (
+                    v,
+                    "all, or one or more (a list or comma-separated) of writing, roleplay, "
+                    "reasoning, math, coding, extraction, stem, humanities",
+                )
+                for v in ("ethics", "", 3, [1], True)
+            ],
             **PLAIN_TASK,
         },
     ),
@@ -734,6 +755,7 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "variant": PD3_VARIANT,
             "pairs": optional(ints(1, 1000), "all eligible"),
             "seed": PLAIN_TASK["seed"],
+            "retrieval": choices("human", "method"),
         },
     ),
 }

@@ -36,6 +36,7 @@ from mad_tasks.engine.methods.pd3_baselines import (
     listwise,
     pointwise,
     random_k,
+    reranker,
     rouge,
 )
 from mad_tasks.engine.methods.pd3_feedback import SidePair, feedback, feedback_pair, predict
@@ -48,7 +49,7 @@ from mad_tasks.engine.methods.pd3_options import (
     PointwiseOptions,
 )
 from mad_tasks.engine.methods.pd3_prompts import project_view
-from mad_tasks.engine.methods.pd3_query import result_line
+from mad_tasks.engine.methods.pd3_query import full_text, result_line
 from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record, Project
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
@@ -641,6 +642,31 @@ def test_pointwise_scores_each_candidate_alone_and_ranks_by_score() -> None:
     assert record.scores[IDS[2]] is None and record.scores[IDS[1]] == 9.0
     assert len(result.answers) == len(CANDIDATES) and result.options["top_k"] == 3
     assert rt.info_titles() == ["pointwise"]
+
+
+def test_reranker_scores_the_query_with_each_candidate_together() -> None:
+    """The pretrained-reranker rows (jina, bge): a cross-encoder scores each (query, candidate)
+    pair of titles and texts, in the candidates' order; the top k by score, ties in that order;
+    no model call."""
+    seen: list[list[tuple[str, str]]] = []
+
+    class Recording:
+        name = "cross-encoder/fake"
+
+        async def score(self, pairs):  # type: ignore[no-untyped-def]
+            seen.append(list(pairs))
+            return [
+                3.0 if "t14." in b else 2.0 if "t3." in b or "t8." in b else 0.0 for _, b in pairs
+            ]
+
+    rt = ScriptedRuntime(lambda call: pytest.fail("no model call expected"))
+    result = asyncio.run(reranker(session_for(rt), QUERY, CANDIDATES, 3, Recording()))
+    [pairs] = seen
+    assert pairs == [(full_text(QUERY), full_text(c)) for c in CANDIDATES]
+    record = record_of(result)
+    assert record.top == ("corpus-14", "corpus-03", "corpus-08") and record.variant == "reranker"
+    assert rt.calls == [] and rt.info_titles() == ["reranker"]
+    assert "cross-encoder/fake" in rt.infos[0][1]
 
 
 def test_dense_embeds_the_query_in_gte_qwen2s_instructed_form() -> None:

@@ -22,7 +22,7 @@ NAMES = [
     "voting", "consensus", "aad", "collective_improvement", "more", "samre", "single_judge",
     "peer_discussion",
     "tree_of_debate", "tod_no_tree", "tod_no_sd", "single_stage", "two_stage",
-    "pd3", "llm_voting", "listwise", "pointwise", "tourrank", "bm25", "rouge_l", "pd3_feedback",
+    "pd3", "llm_voting", "listwise", "pointwise", "reranker", "tourrank", "bm25", "rouge_l", "pd3_feedback",
 ]  # fmt: skip
 
 

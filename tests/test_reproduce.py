@@ -1052,6 +1052,7 @@ HEADLINES = {
         ("DMAD (MAD)", "K = 4", "9.37"),
         ("gte-1.5B with instruction (VD)", "K = 2", "64.35"),
         ("Qwen3-8B as reranker (VD)", "K = 3", "33.23"),
+        ("jina as reranker (VD)", "K = 4", "1.21"),
     ],
     "seed000_ablations": [
         ("DeepSeek V3 Voting (LLM with Voting)", "Prec@5", "42.05"),
@@ -1073,6 +1074,7 @@ HEADLINES = {
     "seed000_table5": [
         ("gte-7B as reranker(w/o INST)", "Prec@5", "38.97"),
         ("PD³ (Best Hyperparameters)", "K = 4", "14.20"),
+        ("bge as reranker", "K = 2", "34.13"),
     ],
     "seed000_table6": [("Qwen3-8B as reranker", "Prec@5", "35.00"), ("DMAD", "Prec@5", "41.00")],
     # seed-001-cortexdebate.md 4.3 (Table 1), 4.4 (Table 7), 4.6 (Table 8)
@@ -1088,7 +1090,7 @@ HEADLINES = {
     ],
     "seed001_table9": [("AMT", "RA", "52.00")],
     "seed001_table3": [("with I and S factors", "DVC", "8.44")],
-    "seed001_table10": [("R1-P", "Score", "56.91±3.10")],
+    "seed001_table10": [("R1-P", "Score", "56.91±3.10"), ("DeTS", "Score", "57.57±0.69")],
     "seed001_table4": [("CortexDebate", "Gemma Avg-DN", "5.46"), ("FcG", "Qwen RA", "54.00")],
     "seed001_table11": [("w/o recalibration", "Average Score", "68.62")],
     # seed-002-d3.md (Tables 1 and 3)

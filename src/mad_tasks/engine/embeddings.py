@@ -148,13 +148,18 @@ class CrossEncoderScorer:
             ) from e
         self.name = f"cross-encoder/{model}"
         self._model = CrossEncoder(model)
+        # a classifier's column that scores the pair as alike: its "entailment" label (NLI
+        # models order their labels differently), else its last
+        config = getattr(self._model, "config", None)
+        labels = [str(v).lower() for v in dict(getattr(config, "id2label", None) or {}).values()]
+        self._column = next((i for i, v in enumerate(labels) if "entail" in v), -1)
 
     async def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         import numpy as np
 
         scores = np.asarray(self._model.predict([list(p) for p in pairs]), dtype=float)
-        if scores.ndim > 1:  # one logit per class: the last class (entailment, relevant)
-            scores = scores[:, -1]
+        if scores.ndim > 1:  # one logit per class
+            scores = scores[:, self._column]
         return [float(x) if np.isfinite(x) else 0.0 for x in scores]
 
 
