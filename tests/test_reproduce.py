@@ -1111,6 +1111,7 @@ HEADLINES = {
         ("ToD (No Tree)", "Task + Cite Factuality", "61.11"),
     ],
     "seed003_headline": [("Tree-of-Debate", "Overall (Task) Factuality", "92.36")],
+    "seed003_table9": [("D = 1", "Factuality", "72.72 (0.7272)")],
     # seed-004-voting-consensus.md 6.1 (Fig. 2), Table 1, Table 2, Table 4
     "seed004_fig2": [("Simple", "MMLU", "53.3±1.8"), ("Majority", "SQuAD2 F1", "43.1±2.1")],
     "seed004_fig11": [("Simple", "StrategyQA", "81.2"), ("Supermajority", "GPQA", "46.6")],
