@@ -4,7 +4,7 @@ Runs du_debate on the simulated model with a fixed latency per call and compares
 time with the critical path the method allows (rounds x latency) and with fully sequential calls
 (agents x rounds x latency, as in the reference implementation's loops). Ratios are from one run.
 
-    .venv/bin/python benchmarks/concurrency.py [--latency 0.5] [--agents 3] [--rounds 3] [--samples 10]
+    .venv/bin/python benchmarks/concurrency.py [--quick] [--latency 0.5] [--agents 3] [--rounds 3] [--samples 10]
 
 Rows: one sample at a time (the method's own critical path), then all samples at once with Inspect's
 default adaptive connection limit (it starts at 20 calls in flight per model, fewer than a round of
@@ -16,15 +16,15 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-from pathlib import Path
 from typing import Any
 
+from common import arguments, data, parser
 from inspect_ai import eval
 
 from mad_tasks.solvers import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"
+DATA = data("strategyqa/dev.jsonl", "strategyqa.jsonl")
 
 
 def sample_times(a: argparse.Namespace, sequential: bool, **eval_args: Any) -> list[float]:
@@ -43,12 +43,12 @@ def sample_times(a: argparse.Namespace, sequential: bool, **eval_args: Any) -> l
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--agents", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--samples", type=int, default=10)
-    a = ap.parse_args()
+    a = arguments(ap, latency=0.05, samples=2)
     critical = a.rounds * a.latency
     serial = a.agents * a.rounds * a.latency
     sample_times(a, False, limit=1)  # warm-up: the first eval in a process pays for imports

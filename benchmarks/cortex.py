@@ -9,18 +9,18 @@ w, v), and prints input tokens per call, per agent and per sample from one run o
 `du_debate` keeps each agent's whole conversation and has no early stop; it runs `--du-rounds`
 rounds in all (default 6: the initial answers and up to 5 debate rounds, cortex's maximum).
 
-    .venv/bin/python benchmarks/cortex.py [--samples 30] [--rounds 5] [--du-rounds 6]
+    .venv/bin/python benchmarks/cortex.py [--quick] [--samples 30] [--rounds 5] [--du-rounds 6]
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
+from common import arguments, data, parser
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
@@ -28,12 +28,21 @@ from mad_tasks.engine.records import DebateResult
 from mad_tasks.solvers import cortex, du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"
+DATA = data("strategyqa/dev.jsonl", "strategyqa.jsonl")
 ROLES = {"agent_2": "madsim/y", "agent_3": "madsim/z", "agent_4": "madsim/w", "agent_5": "madsim/v"}
 AGENTS = 5
 
 
-def records(solver: Solver, samples: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Sampled:
+    """A sample's stored debate record, as stored (never changed: it reads back as a
+    `DebateResult`), and whether its answer was right."""
+
+    record: dict[str, Any]
+    correct: bool
+
+
+def records(solver: Solver, samples: int) -> list[Sampled]:
     with tempfile.TemporaryDirectory() as logs:
         [log] = eval(
             strategyqa(data_path=str(DATA), subset=samples),
@@ -45,7 +54,7 @@ def records(solver: Solver, samples: int) -> list[dict[str, Any]]:
         )
         assert log.status == "success" and log.samples, log.error
         return [
-            {**s.store["mad_tasks:debate"], "correct": s.scores["final_answer"].value == "C"}
+            Sampled(s.store["mad_tasks:debate"], s.scores["final_answer"].value == "C")
             for s in log.samples
         ]
 
@@ -59,13 +68,13 @@ def du_rounds(record: dict[str, Any]) -> int:
 
 
 def summarise(
-    rows: list[dict[str, Any]], debate_rounds: Callable[[dict[str, Any]], int]
+    rows: list[Sampled], debate_rounds: Callable[[dict[str, Any]], int]
 ) -> dict[str, float]:
-    calls = [c for r in rows for c in r["calls"]]
-    per_sample = [sum(c["input_tokens"] for c in r["calls"]) for r in rows]
+    calls = [c for r in rows for c in r.record["calls"]]
+    per_sample = [sum(c["input_tokens"] for c in r.record["calls"]) for r in rows]
     return {
-        "accuracy": statistics.mean(r["correct"] for r in rows),
-        "rounds": statistics.mean(debate_rounds(r) for r in rows),
+        "accuracy": statistics.mean(r.correct for r in rows),
+        "rounds": statistics.mean(debate_rounds(r.record) for r in rows),
         "calls": len(calls) / len(rows),
         "per_call": statistics.mean(c["input_tokens"] for c in calls),
         "per_agent": statistics.mean(per_sample) / AGENTS,
@@ -74,11 +83,11 @@ def summarise(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--samples", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=5, help="cortex max_rounds (D)")
     ap.add_argument("--du-rounds", type=int, default=6, help="du_debate rounds, initial included")
-    a = ap.parse_args()
+    a = arguments(ap, samples=2, rounds=2, du_rounds=3)
 
     sparse = records(cortex(max_rounds=a.rounds), a.samples)
     full = records(cortex(max_rounds=a.rounds, topology="full"), a.samples)
@@ -89,13 +98,13 @@ def main() -> None:
         ("cortex topology=full", summarise(full, cortex_rounds)),
         (f"du_debate, {a.du_rounds} rounds", summarise(du, du_rounds)),
     ]
-    counterfactual = [r["record"]["context"] for r in sparse]
+    counterfactual = [r.record["record"]["context"] for r in sparse]
     actual = sum(c["input_tokens"] for c in counterfactual)
     mesh = sum(c["full_mesh_input_tokens"] for c in counterfactual)
     mav = statistics.mean(c["round0_input_tokens"] for c in counterfactual)
 
     print(
-        f"StrategyQA dev, {a.samples} samples, {AGENTS} agents on madsim/x,y,z,w,v; "
+        f"StrategyQA ({DATA.name}), {a.samples} samples, {AGENTS} agents on madsim/x,y,z,w,v; "
         f"cortex max_rounds={a.rounds}\n"
     )
     print(

@@ -13,13 +13,12 @@ waits for its batch, so a sample needs one batch turnaround per dependent stage.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
+from common import FIXTURES, arguments, parser
 from inspect_ai import Task, eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalSample
@@ -32,7 +31,6 @@ from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.project_dedup import project_dedup
 from mad_tasks.tasks.strategyqa import strategyqa
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 TASKS: dict[str, Callable[[], Task]] = {
     "strategyqa": lambda: strategyqa(data_path=str(FIXTURES / "strategyqa.jsonl")),
     "mt_bench_judge": lambda: mt_bench_judge(data_path=str(FIXTURES / "mt_bench_pairs.jsonl")),
@@ -65,13 +63,12 @@ def dependent_stages(sample: EvalSample) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="3 methods, 1 sample: seconds")
+    ap = parser(__doc__)
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--latency", type=float, default=0.05, help="seconds per call")
-    a = ap.parse_args()
+    a = arguments(ap, samples=1)  # and with --quick 3 methods
     methods = QUICK if a.quick else tuple(METHODS)
-    samples = 1 if a.quick else a.samples
+    samples = a.samples
     apply_prices(PRICES)
     model = get_model("madsim/x", latency=a.latency)
     print(f"madsim/x at {PRICES.name} (as openai/gpt-4o-mini), {a.latency}s per call, "

@@ -7,7 +7,7 @@ single judge, rounds, the early-stop rate and the agreement with people. One run
 about four characters a token and answers correctly with probability `--accuracy`, so the
 agreement column shows how the protocols aggregate a noisy judge, not how good any real model is.
 
-    .venv/bin/python benchmarks/judges.py [--pairs 40] [--budget 8000] [--accuracy 0.7]
+    .venv/bin/python benchmarks/judges.py [--quick] [--pairs 40] [--budget 8000] [--accuracy 0.7]
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-from pathlib import Path
 
+from common import arguments, data, parser
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
 from mad_tasks.solvers import more, samre, single_judge
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 
-PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "mt_bench_human" / "pairs.jsonl"
+PAIRS = data("mt_bench_human/pairs.jsonl", "mt_bench_pairs.jsonl")
 
 
 def measure(solver: Solver, a: argparse.Namespace) -> dict[str, float | None]:
@@ -55,12 +55,12 @@ def measure(solver: Solver, a: argparse.Namespace) -> dict[str, float | None]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--budget", type=int, default=8000)
     ap.add_argument("--accuracy", type=float, default=0.7)
     ap.add_argument("--seed", type=int, default=42)
-    a = ap.parse_args()
+    a = arguments(ap, pairs=2)
     judges = [
         ("single_judge", single_judge()),
         ("more (k=3, 5 jurors)", more()),

@@ -6,15 +6,14 @@ rounds: `down_headline`'s full debate), `self_consistency` at the debate's calls
 that du_debate) at each threshold. Prints per method the accuracy, calls and tokens per sample, the
 share of samples that debated, and calls and tokens as a ratio of always debating.
 
-    .venv/bin/python benchmarks/on_demand.py [--samples 100] [--thresholds 0.8 0.9]
+    .venv/bin/python benchmarks/on_demand.py [--quick] [--samples 100] [--thresholds 0.8 0.9]
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
-from pathlib import Path
 
+from common import arguments, data, parser
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
@@ -24,15 +23,13 @@ from mad_tasks.reproduce.measuring import debated
 from mad_tasks.solvers import cot, du_debate, on_demand, self_consistency
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "strategyqa.jsonl"
+DATA = data("strategyqa/dev.jsonl", "strategyqa.jsonl")
 
 
 def measure(solver: Solver, samples: int) -> dict[str, float]:
-    data = DATA if DATA.exists() else FIXTURE
     with tempfile.TemporaryDirectory() as logs:
         [log] = eval(
-            strategyqa(data_path=str(data), subset=samples),
+            strategyqa(data_path=str(DATA), subset=samples),
             solver=solver,
             model="madsim/x",
             log_dir=logs,
@@ -55,10 +52,10 @@ def measure(solver: Solver, samples: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=100)
-    parser.add_argument("--thresholds", type=float, nargs="+", default=[0.8, 0.9])
-    args = parser.parse_args()
+    ap = parser(__doc__)
+    ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--thresholds", type=float, nargs="+", default=[0.8, 0.9])
+    args = arguments(ap, samples=2, thresholds=[0.8])
     debate = {"agents": 3, "rounds": 3}  # the first answers and two rounds (down_headline's)
     runs: dict[str, Solver] = {
         "cot": cot(),

@@ -9,25 +9,24 @@ What is left above the path is Inspect's own work per call (150 calls on 2 cores
 madsim's accuracy stands for a model's; its Prec@5 says how the methods aggregate noisy picks, not
 how a real model ranks projects. Ratios are from one run.
 
-    .venv/bin/python benchmarks/pd3.py [--accuracy 0.5] [--queries 34] [--latency 0.2]
+    .venv/bin/python benchmarks/pd3.py [--quick] [--accuracy 0.5] [--queries 34] [--latencies 0.2 1.0]
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from common import FIXTURES, SHARED, arguments, parser
 from inspect_ai import eval
 
 from mad_tasks import solvers
 from mad_tasks.tasks.project_dedup import project_dedup
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data" / "csfcube_pd3"
-FIXTURE = ROOT / "tests" / "fixtures" / "pd3"
+PD3_DATA = SHARED / "csfcube_pd3"
+FIXTURE = FIXTURES / "pd3"
 SOLVERS = ("pd3", "llm_voting", "listwise", "bm25")
 
 
@@ -63,13 +62,14 @@ def run(name: str, data: Path, limit: int, **eval_args: Any) -> dict[str, float]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--accuracy", type=float, default=0.5)
     ap.add_argument("--queries", type=int, default=34)
-    ap.add_argument("--latency", type=float, default=0.2)
-    a = ap.parse_args()
+    ap.add_argument("--latencies", type=float, nargs="+", default=[0.2, 1.0])
+    ap.add_argument("--timed", type=int, default=3, help="queries timed at each latency")
+    a = arguments(ap, queries=2, latencies=[0.05], timed=1)
     variants = (
-        {v: SHARED / v for v in ("hard", "random")} if SHARED.is_dir() else {"fixture": FIXTURE}
+        {v: PD3_DATA / v for v in ("hard", "random")} if PD3_DATA.is_dir() else {"fixture": FIXTURE}
     )
     run("bm25", next(iter(variants.values())), 1)  # warm-up: imports
     print(f"madsim accuracy {a.accuracy}, up to {a.queries} queries per variant\n")
@@ -85,9 +85,9 @@ def main() -> None:
     print(f"\npd3, one query at a time; critical path (1 + {rounds} + 1) x latency\n")
     print("| latency s/call | wall s/query | critical path s/query | wall / critical path |")
     print("|---|---|---|---|")
-    for latency in (a.latency, 1.0):
+    for latency in a.latencies:
         path = (1 + rounds + 1) * latency
-        wall = run("pd3", data, 3, model_args={"latency": latency}, max_samples=1)["wall"]
+        wall = run("pd3", data, a.timed, model_args={"latency": latency}, max_samples=1)["wall"]
         print(f"| {latency} | {wall:.2f} | {path:.2f} | {wall / path:.2f} |")
 
 

@@ -8,7 +8,7 @@ Runs every solver on the simulated model over two one-sample inputs and prints, 
   per call (the simulated model counts 256 per image).
 Ratios are from one run.
 
-    .venv/bin/python benchmarks/prompt_cache.py
+    .venv/bin/python benchmarks/prompt_cache.py [--quick] [--solvers du_debate voting ...]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from common import arguments, parser
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalSample, resolve_sample_attachments
@@ -64,6 +65,9 @@ def as_text(call: list[Any]) -> str:
 
 
 def main() -> None:
+    ap = parser(__doc__)
+    ap.add_argument("--solvers", nargs="+", default=list(SOLVERS), choices=list(SOLVERS))
+    a = arguments(ap, solvers=["du_debate", "voting", "samre"])
     image = ContentImage(image=PNG)
     long = Sample(
         input=f"{DOCUMENT}\n\nQuestion: does the report mention sentence 7?", target="yes"
@@ -75,7 +79,7 @@ def main() -> None:
     )  # fmt: skip
     print(f"{'solver':24} {'calls':>5} {'chars sent':>11} {'cached prefix':>13} "
           f"{'image calls':>11} {'in tok/call':>11}")  # fmt: skip
-    for name in SOLVERS:
+    for name in a.solvers:
         sent = [as_text(c) for c in prompts(run(name, long))]
         shown = run(name, pictured)
         calls = prompts(shown)

@@ -4,7 +4,7 @@ Runs every protocol on StrategyQA with the simulated model at a fixed latency pe
 per sample: model calls and tokens (and their ratio to `cot`), the critical path the protocol's data
 dependencies allow (sequential stages x latency), and the measured wall time.
 
-    .venv/bin/python benchmarks/protocols.py [--latency 0.2] [--samples 10]
+    .venv/bin/python benchmarks/protocols.py [--quick] [--latency 0.2] [--samples 10]
 
 Critical path, read from each sample's recorded calls: personas are made one after another; in the
 memory paradigm every message (and its extraction) waits for the one before; AAD's first turn and
@@ -18,16 +18,16 @@ import argparse
 import statistics
 import tempfile
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
+from common import arguments, data, parser
 from inspect_ai import eval
 from inspect_ai.solver import Solver
 
 from mad_tasks.solvers import aad, collective_improvement, consensus, cot, voting
 from mad_tasks.tasks.strategyqa import strategyqa
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "strategyqa" / "dev.jsonl"
+DATA = data("strategyqa/dev.jsonl", "strategyqa.jsonl")
 STORE_KEY = "mad_tasks:debate"
 
 
@@ -106,13 +106,13 @@ def figures(record: dict[str, Any], wall: float | None, a: argparse.Namespace) -
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--samples", type=int, default=10)
-    a = ap.parse_args()
+    a = arguments(ap, latency=0.02, samples=2)
     run(cot(), argparse.Namespace(latency=0.0, samples=1))  # warm-up: imports
     print(
-        f"StrategyQA dev, {a.samples} samples at once, madsim at {a.latency}s per call, 3 agents, "
+        f"StrategyQA ({DATA.name}), {a.samples} samples at once, madsim at {a.latency}s per call, 3 agents, "
         "defaults otherwise (personas, memory window 2, max 5 turns, vote after turn 3)\n"
     )
     print(

@@ -8,15 +8,16 @@ reader under 50 ms. Times are CPU time of this process, so that other work on a 
 not count; on an idle machine wall time is the same. The property test `tests/test_readers_linear.py` checks the same readers on
 random adversarial replies with a generous bound; this script gives the figures.
 
-    .venv/bin/python benchmarks/readers.py [--repeat 3]
+    .venv/bin/python benchmarks/readers.py [--quick] [--repeat 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
+
+from common import arguments, parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -35,9 +36,9 @@ def seconds(read, text: str, repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    ap = parser(__doc__)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = arguments(ap, repeat=1)
     print(f"{len(READERS)} readers x {len(WORST_CASES)} cases of {SIZE:,} characters\n")
     print(f"| reader | worst ms | worst case | goal < {GOAL_MS:g} ms |")
     print("|---|---:|---|---|")

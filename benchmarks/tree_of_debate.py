@@ -11,7 +11,7 @@ Follow-ups after an unreadable reply lengthen their step. The goal: wall <= 1.2 
 with `parallel_siblings` (the default); the sequential row shows what running the nodes one by one
 costs. Ratios are from one run.
 
-    .venv/bin/python benchmarks/tree_of_debate.py [--latency 0.2] [--pairs 3]
+    .venv/bin/python benchmarks/tree_of_debate.py [--quick] [--latency 0.2] [--pairs 3]
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import argparse
 import statistics
 import tempfile
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
+from common import FIXTURES, arguments, parser
 from inspect_ai import Task, eval
 
 from mad_tasks import solvers
@@ -31,7 +31,7 @@ from mad_tasks.engine.methods.tod_records import TreeRecord
 from mad_tasks.engine.records import DebateResult, token_totals
 from mad_tasks.tasks.paper_compare import paper_compare
 
-PAIRS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "paper_compare" / "pairs.tsv"
+PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"
 
 
 def critical_path(result: DebateResult) -> int:
@@ -106,10 +106,10 @@ def run(name: str, a: argparse.Namespace, **options: Any) -> list[dict[str, floa
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = parser(__doc__)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--pairs", type=int, default=3)
-    a = ap.parse_args()
+    a = arguments(ap, latency=0.01, pairs=1)
     run("single_stage", a)  # warm-up: the first eval in a process pays for imports
     print(f"{a.pairs} synthetic pairs, madsim at {a.latency}s per call, one pair at a time\n")
     print("| solver | calls/pair | input tokens/pair | output tokens/pair | wall s/pair "
