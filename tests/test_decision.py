@@ -72,6 +72,10 @@ class Script:
             return self.personas.get(call.agent) or json.dumps(
                 {"role": f"Expert {call.agent[-1]}", "description": f"field {call.agent[-1]}"}
             )
+        if call.purpose == "personas":  # all in one call (persona_calls=one_call)
+            return self.personas.get("all") or json.dumps(
+                [{"role": f"Expert {i}", "description": f"field {i}"} for i in (1, 2, 3)]
+            )
         if call.purpose == "discussion":
             if callable(self.discussion):
                 return self.discussion(call.agent, call.round)
@@ -554,6 +558,53 @@ async def test_an_unreadable_persona_is_retried_then_a_plain_participant() -> No
     assert recorded(result)["personas"]["agent_2"] == {
         "role": "Participant 2", "description": "", "generated": False,
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("calls", "persona_calls", "chain"),
+    [("sequential", 3, 13), ("concurrent", 3, 11), ("one_call", 1, 11)],
+)
+async def test_persona_calls_made_at_once_or_in_one_call_shorten_votings_chain(
+    calls: str, persona_calls: int, chain: int
+) -> None:
+    """`voting`'s defaults (memory paradigm, 3 agents, a vote after turn 3): the personas, then 9
+    messages each waiting for the one before, then the ballots: a chain of 13 calls with the
+    paper's personas one after another, 11 when they are made at once or in one call."""
+    script = Script(three_candidates, ballots(3, "0", "0", "1"))
+    rt, result = await debate(script, protocol="simple", personas="expert", persona_calls=calls)
+    made = [c for c in rt.calls if c.purpose in ("persona", "personas")]
+    assert len(made) == persona_calls and rt.critical_path == chain
+    assert max(c.depth for c in result.calls) == chain  # the record says the same
+    assert [p["role"] for p in recorded(result)["personas"].values()] == [
+        "Expert 1",
+        "Expert 2",
+        "Expert 3",
+    ]
+    assert result.options["persona_calls"] == calls
+    if calls == "concurrent":  # each sees the task alone
+        assert all("(none yet)" in last_user(c) for c in made)
+    if calls == "one_call":
+        assert made[0].agent == "agent_1" and "Suggest 3 participants" in last_user(made[0])
+
+
+async def test_one_persona_call_short_of_personas_is_asked_again_then_filled_plainly() -> None:
+    """One call that names 2 of 3 readable personas (a role repeated) is asked again, within the
+    retry bound; the readable ones are kept and the third agent gets a plain participant."""
+    two = json.dumps([{"role": "Historian", "description": "dates"},
+                      {"role": "Historian", "description": "again"},
+                      {"role": "Chemist", "description": "reactions"}])  # fmt: skip
+    script = Script(three_candidates, ballots(3, "0", "0", "1"), personas={"all": two})
+    rt, result = await debate(
+        script, protocol="simple", personas="expert", persona_calls="one_call"
+    )
+    assert len(by_purpose(rt, "personas")) == 3  # retries=2
+    assert recorded(result)["personas"]["agent_3"] == {
+        "role": "Participant 3", "description": "", "generated": False,
+    }  # fmt: skip
+    assert [p["role"] for p in recorded(result)["personas"].values()][:2] == [
+        "Historian",
+        "Chemist",
+    ]
 
 
 # -- paradigms: memory window, AAD, CI (spec 9, cases 10-12) ----------------------------------------

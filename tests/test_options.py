@@ -207,6 +207,7 @@ DISCUSSION: Cases = {
     "vote_turn": ints(1, 5, "an integer from 1 to 5 (max_turns)"),
     "memory_window": ints(0, 50, "an integer from 0 to 50, or full"),
     "personas": choices("expert", "none"),
+    "persona_calls": choices("sequential", "concurrent", "one_call"),
     "style": choices("simple", "critical", "reasoning"),
     "extraction": choices("marked", "call"),
     "cot": bools(),
@@ -228,7 +229,7 @@ DISCUSSION: Cases = {
     "templates": templates("reminder"),
 }
 # what every discussion solver takes, then what the voting ones and the memory paradigm add
-SHARED = ("agents", "max_turns", "personas", "extraction", "cot", "embedder", *ANSWERING,
+SHARED = ("agents", "max_turns", "personas", "persona_calls", "extraction", "cot", "embedder", *ANSWERING,
           "challenge", "challenge_adopt", "challenge_irrelevant")  # fmt: skip
 VOTES = ("vote_turn", "points", "allow_fewer", "max_ranks", "simple_parse", "vote_retries",
          "no_decision", "dedupe")  # fmt: skip

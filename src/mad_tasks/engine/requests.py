@@ -64,6 +64,13 @@ class PersonaRequest(Request):
 
 
 @dataclass(frozen=True)
+class PersonasRequest(Request):
+    """`count` different expert personas in one reply, as a JSON list."""
+
+    count: int
+
+
+@dataclass(frozen=True)
 class BallotRequest(Request):
     """A ballot under `rules` over the candidates, numbered from 0, whose answers these are."""
 

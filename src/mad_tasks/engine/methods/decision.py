@@ -125,7 +125,8 @@ class _Debate:
         cfg = self.cfg
         if cfg.personas == "expert":
             async with self.rt.span("personas"):
-                self.personas = dict(zip(self.names, await expert_personas(self.s, self.names)))
+                made = await expert_personas(self.s, self.names, cfg.persona_calls)
+                self.personas = dict(zip(self.names, made))
             self.rt.info("personas", viewer.persona_table(self.personas))
         for turn in range(1, cfg.max_turns + 1):
             self.turn = turn

@@ -21,6 +21,7 @@ from ..options import (
 from ..protocols import consensus, voting
 from . import decision_challenge as challenges
 from . import decision_prompts as prompts
+from .personas import PERSONA_CALLS
 
 PARADIGMS = ("memory", "ci")
 PERSONAS = ("expert", "none")
@@ -86,6 +87,14 @@ class DecisionConfig(Answering):
     )
     personas: str = option(
         "expert", "expert (made per sample by the agents' model) or none.", _choice(PERSONAS)
+    )
+    persona_calls: str = option(
+        "sequential",
+        "how the expert personas are made: sequential (the paper: one call per agent, each seeing "
+        "the personas before it), concurrent (those calls at once, each seeing none) or one_call "
+        "(the first agent's model names all in one call); the last two shorten the chain of "
+        "dependent calls by agents - 1.",
+        _choice(PERSONA_CALLS),
     )
     style: str = option(
         "simple",
@@ -193,6 +202,8 @@ class DecisionConfig(Answering):
 
     def validate(self) -> None:
         super().validate()
+        if self.personas == "none" and self.persona_calls != "sequential":  # the default: unused
+            raise OptionError("persona_calls", self.persona_calls, "set only with personas expert")
         ci = self.paradigm == "ci"
         if ci and self.protocol in consensus_protocols():
             raise OptionError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from ...engine.protocols.voting import ballot_kind
-from ...engine.requests import BallotRequest, PersonaRequest, ReasoningRequest
+from ...engine.requests import BallotRequest, PersonaRequest, PersonasRequest, ReasoningRequest
 from ..simulated import Turn, index, responds, wrong
 
 PERSONAS = (
@@ -30,6 +30,15 @@ def persona(turn: Turn, asks: PersonaRequest) -> str:
     free = [p for p in PERSONAS if p[0] not in asks.taken] or list(PERSONAS)
     role, description = rng.choice(free)
     return json.dumps({"role": role, "description": description})
+
+
+@responds(PersonasRequest)
+def personas(turn: Turn, asks: PersonasRequest) -> str:
+    """`count` different personas of the pool (repeating it when it is short), as a JSON list."""
+    if turn.unreadable():
+        return "A few people who know the subject well."
+    drawn = turn.rng.sample(PERSONAS, min(asks.count, len(PERSONAS)))
+    return json.dumps([{"role": r, "description": d} for r, d in drawn])
 
 
 @responds(ReasoningRequest)
