@@ -16,6 +16,7 @@ FIGURES = {
     "concurrency": "| 1 | simultaneous (default) |",
     "cortex": "| cortex (mdm) |",
     "costs": "| du_debate | strategyqa |",
+    "critical_path": "| du_debate |",
     "judges": "| single_judge |",
     "on_demand": "du_debate 3x3",
     "pd3": "| pd3 |",
