@@ -351,3 +351,33 @@ async def test_the_store_keeps_a_result_and_an_unreadable_one_leaves_the_scorers
             score = await scorer(state, Target("no"))
             assert score.reason == NO_RESULT
             assert score.value != score.value  # NaN: left out of every metric
+
+
+async def test_a_samples_scorers_parse_its_record_once(monkeypatch) -> None:
+    """Each figure is a scorer of its own: the stored record is parsed once for all of them, and
+    a record stored anew (another sample's, or this one's replaced) is parsed again."""
+    from types import SimpleNamespace
+
+    from inspect_ai.scorer import Target
+    from inspect_ai.util import Store
+
+    from mad_tasks._inspect_sample import load_result
+    from mad_tasks.engine.records import AgentAnswer, DebateResult
+    from mad_tasks.scorers.debate_stats import debate_stats
+
+    parsed = []
+    original = DebateResult.from_dict.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, d):  # type: ignore[no-untyped-def]
+        parsed.append(d)
+        return original(cls, d)
+
+    monkeypatch.setattr(DebateResult, "from_dict", classmethod(counting))
+    state = SimpleNamespace(store=Store(), target=Target("no"), metadata={}, choices=[])
+    result = DebateResult("single", "no", [AgentAnswer("agent_1", 1, "ANSWER: no", "no")], [])
+    state.store.set(STORE_KEY, result.to_dict())
+    for scorer in debate_stats():
+        await scorer(state, Target("no"))
+    assert len(parsed) == 1 and load_result(state) == result
+    state.store.set(STORE_KEY, {**result.to_dict(), "final": "yes"})
+    assert load_result(state).final == "yes" and len(parsed) == 2

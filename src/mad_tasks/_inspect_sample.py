@@ -65,16 +65,30 @@ def method_score(result: DebateResult, options: Mapping[str, Any] | None = None)
     return Score(value=label(result.method, options or {}, bound), explanation=explanation or None)
 
 
+# each figure is a scorer of its own and reads the record: a sample's stored record is parsed once
+# (tens of milliseconds for PD³'s 150 calls), kept with the stored dict itself so that its id
+# cannot be reused while the entry stands; the records are only read
+_PARSED: dict[int, tuple[object, DebateResult | None]] = {}
+PARSED_KEPT = 16  # samples scored at once, at most, before the oldest entry goes
+
+
 def load_result(state: TaskState) -> DebateResult | None:
     """The debate record a solver of this package kept; None when there is none, or when it is one
-    this version cannot read (an older version's log)."""
+    this version cannot read (an older version's log). Read-only: shared by the sample's scorers."""
     stored = state.store.get(STORE_KEY)
     if stored is None:
         return None
+    hit = _PARSED.get(id(stored))
+    if hit is not None and hit[0] is stored:
+        return hit[1]
     try:
-        return DebateResult.from_dict(stored)
+        result: DebateResult | None = DebateResult.from_dict(stored)
     except (ValueError, TypeError, KeyError, AttributeError):  # not a record of this version
-        return None
+        result = None
+    if len(_PARSED) >= PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[id(stored)] = (stored, result)
+    return result
 
 
 def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:
