@@ -6,9 +6,11 @@ the task its samples need (StrategyQA, MT-Bench pairs, paper pairs, the PD³ que
 shared data where present, else the fixtures), and prints per method: calls and critical path per
 sample (the record's `critical_path`: calls in the longest chain, each waiting for the one before),
 wall ÷ (critical path × latency) one sample at a time (mean and max) and with ten samples at once
-(mean), and this process's CPU time per call over both runs. Wall time is Inspect's `total_time`
-of each sample (set-up and scoring included); the goal is ≤ 1.1 one at a time (pd3: ≤ 1.3 ten at
-once, on 2 cores). Ratios are from one run.
+(mean), and this process's CPU time per call over both runs (the eval's own start and end
+included, so a method with few calls shows more). Wall time is the sample's solver span, from its
+start to its end: scoring is left out, since paper_compare's scorers call a model themselves (the
+Two-Stage baseline the pairwise wins compare with). The goal is ≤ 1.1 one at a time (pd3: ≤ 1.3
+ten at once, on 2 cores). Ratios are from one run.
 
     .venv/bin/python benchmarks/critical_path.py [--quick] [--latency 0.1] [--samples 3] [--at-once 10] [--methods du_debate voting ...]
 """
@@ -24,6 +26,7 @@ from typing import Any
 
 from common import arguments, data, parser
 from inspect_ai import Task, eval
+from inspect_ai.event import SpanBeginEvent, SpanEndEvent
 from inspect_ai.log import EvalSample
 from inspect_ai.model import get_model
 
@@ -77,9 +80,16 @@ def figure(sample: EvalSample, name: str) -> float:
     return float(value)
 
 
+def solver_wall(sample: EvalSample) -> float:
+    """Seconds from the start of the sample's solvers span to its end."""
+    begin = next(e for e in sample.events if isinstance(e, SpanBeginEvent) and e.type == "solvers")
+    end = next(e for e in sample.events if isinstance(e, SpanEndEvent) and e.id == begin.id)
+    return (end.timestamp - begin.timestamp).total_seconds()
+
+
 def ratios(r: Run, latency: float) -> list[float]:
     return [
-        (s.total_time or 0.0) / (figure(s, "critical_path") * latency)
+        solver_wall(s) / (figure(s, "critical_path") * latency)
         for s in r.samples
         if figure(s, "critical_path") > 0
     ]
