@@ -23,9 +23,10 @@ from mad_tasks.engine.answers import (
     without_answer_lines,
 )
 from mad_tasks.engine.confidence import parse_confidence, without_confidence
+from mad_tasks.engine.methods.cortex_similarity import read_similarity
 from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
 from mad_tasks.engine.methods.decision_challenge import read_verdict
-from mad_tasks.engine.methods.personas import parse_persona
+from mad_tasks.engine.methods.personas import parse_persona, personas_in
 from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.consensus import agrees
 from mad_tasks.engine.protocols.d3 import parse_criteria
@@ -98,6 +99,8 @@ READERS: dict[str, Callable[[str], object]] = {
     "peer review confidence": review_confidence,
     "cortex without confidence": without_confidence,
     "persona": parse_persona,
+    "persona list": lambda text: personas_in(text, 5),
+    "cortex similarity": read_similarity,
     "tod json_object": json_object,
     "tod claims": lambda text: read_claims(text, 5, 3),
     "tod relevance": read_relevance,
@@ -133,7 +136,7 @@ FRAGMENTS = (
     "the answer would be", "**", "_", "=", ":", "(1, ", "[1, ", "(18, 15)", "{", "}", '{"0": ',
     '"1": 5, ', "1,", "1.", "1. ", ".", ",", "-", "9", "0", "12", "²", "٣", "\\boxed{", "\\boxed ",
     "\\fbox{", "\\frac", "\\text{", "$", "Solution ", "then ", " > ", "and ", "yes", "no ", "No,",
-    "maybe ", "not sure", "CONFIDENCE:", "confidence", "Confidence score", "%", "/", '"', "'",
+    "maybe ", "not sure", "CONFIDENCE:", "confidence", "SIMILARITY: ", "Confidence score", "%", "/", '"', "'",
     "agree", "disagree", "Total: ", "Relevance: ", "1. [18, 15]", '"role": "', "x",
     '{"', '"argument_list": [', '"evidence": [1, ', '"Yes"', "```json\n", "e.g. ", "et al. ", "\\",
     "[RESULT]", "[result] ", "P101", "p0102, ", "，", "、", "1) ", "/10", "【RESULT】",
@@ -156,6 +159,8 @@ WORST_CASES: dict[str, str] = {
     "decorated markers": _fill("**_ANSWER_** **"),
     "confidence then spaces": "Confidence" + " " * SIZE + "x",
     "confidence lines": _fill("CONFIDENCE: 0.5 / \n"),
+    "similarity lines": _fill("SIMILARITY: 0.5 / \n"),
+    "distinct personas": _fill('{"role": "r", "description": "d"} '),
     "confidence colon spaces": "Confidence:" + " " * (SIZE // 2) + "1" + " " * (SIZE // 2),
     "digits": "9" * SIZE,
     "digits after ANSWER": "ANSWER: " + "9" * SIZE,

@@ -35,6 +35,7 @@ from mad_tasks.engine.methods.cortex import (
     regeneration_prompt,
 )
 from mad_tasks.engine.methods.cortex_records import CortexRecord
+from mad_tasks.engine.methods.cortex_similarity import read_similarity
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest, SimilarityRequest
@@ -629,6 +630,23 @@ async def test_every_call_shows_the_question_with_its_image_in_place() -> None:
     assert later.startswith("Look:\nIs it red?\n\nHere are your own previous answer")
 
 
+async def test_the_similarity_ratings_show_the_question_with_its_image_in_place() -> None:
+    """similarity prompted's rating calls present the question too, every part of it, first."""
+
+    def reply(call: Call) -> Reply:
+        if isinstance(call.asks, SimilarityRequest):
+            return Reply("Alike.\nSIMILARITY: 0.5", Usage(10, 2))
+        return script(disagree())(call)
+
+    rt, _ = await run(reply, problem=PICTURE, similarity="prompted")
+    rated = [c for c in rt.calls if isinstance(c.asks, SimilarityRequest)]
+    assert len(rated) == 6
+    for call in rated:
+        media = [p for m in call.messages for p in media_of(m.content)]
+        assert len(media) == 1 and media[0] is IMG
+        assert call.messages[0].content[:2] == ("Look:", IMG)
+
+
 async def test_the_peer_ratings_show_the_question_with_its_image_in_place() -> None:
     """trust peer's rating calls present the question too, every part of it, first."""
     rt, _ = await run(script(disagree()), problem=PICTURE, trust="peer", pruning="global")
@@ -893,3 +911,23 @@ async def test_a_cross_encoder_similarity_scores_each_pair_once_and_a_failure_co
     )
     with pytest.raises(OptionError, match=r"'cross_encoder'.*set only with similarity"):
         CortexOptions(cross_encoder="cross-encoder/x")
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("They agree.\nSIMILARITY: 0.8", 0.8),
+        ("**Similarity score**: 75%", 0.75),
+        ("SIMILARITY: 0.2\nOn reflection:\nSIMILARITY: 0.9", 0.9),  # the last line
+        ("SIMILARITY: 150", None),  # out of range: never clamped
+        ("SIMILARITY: 15", 0.15),  # the confidence grammar: a bare 1-100 is a percentage
+        ("SIMILARITY: maybe 0.7", None),  # a hedge
+        ("SIMILARITY: 0.6-0.8", None),  # a range
+        ("SIMILARITY: high", None),
+        ("CONFIDENCE: 0.9", None),  # another label
+        ("", None),
+        ("SIMILARITY: " + "9" * 200_000, None),
+    ],
+)
+def test_read_similarity(reply: str, value: float | None) -> None:
+    assert read_similarity(reply) == (None if value is None else pytest.approx(value))

@@ -895,6 +895,11 @@ def shows_the_picture(call: Call) -> bool:
         ({"protocol": "simple", "all_agents_draft": True}, {"persona", "discussion", "vote"}),
         ({"protocol": "ranked", "paradigm": "ci"}, {"persona", "discussion", "vote"}),
         ({"protocol": "majority", "style": "reasoning"}, {"persona", "discussion", "extract"}),
+        (  # all personas in one call, and made at once
+            {"protocol": "simple", "persona_calls": "one_call"},
+            {"personas", "discussion", "vote"},
+        ),
+        ({"protocol": "simple", "persona_calls": "concurrent"}, {"persona", "discussion", "vote"}),
     ],
 )
 async def test_every_call_shows_the_picture_in_place(
