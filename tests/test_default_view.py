@@ -4,18 +4,20 @@ method score per sample that tells apart runs differing by an option or a bound 
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 from inspect_ai.log import EvalLog
 from testdata import FIXTURES, MT_BENCH_PAIRS, STRATEGYQA
 
-from mad_tasks import solvers
+from mad_tasks import _inspect_sample, solvers
 from mad_tasks.engine.catalogue import CATALOGUE
 from mad_tasks.engine.methods.d3 import Pair
 from mad_tasks.engine.methods.pd3_feedback import SidePair
 from mad_tasks.engine.methods.pd3_query import Retrieval
 from mad_tasks.engine.methods.tod_papers import PaperPair
+from mad_tasks.engine.records import DebateResult
 from mad_tasks.scorers.cortex_stats import FIGURES as CORTEX
 from mad_tasks.scorers.debate_stats import FIGURES as COSTS
 from mad_tasks.scorers.decision_stats import CHALLENGE_FIGURES
@@ -118,7 +120,19 @@ TASKS = {
 
 
 @pytest.mark.parametrize("method", CATALOGUE.names())
-def test_no_method_shows_a_nan_in_a_plain_run(run, method) -> None:
+def test_no_method_shows_a_nan_in_a_plain_run_and_its_record_reads_back_as_written(
+    run, method, monkeypatch
+) -> None:
+    """The figures are scored from the record the solver kept in memory (not parsed back from the
+    store): that is only right if parsing the stored JSON gives that same record."""
+    kept: list[tuple[object, object]] = []
+    remember = _inspect_sample._remember
+    monkeypatch.setattr(
+        _inspect_sample, "_remember", lambda s, r: (kept.append((s, r)), remember(s, r))
+    )
     spec = CATALOGUE[method]
     log = run(TASKS[spec.reads](), solver=getattr(solvers, method)(), model="madsim/x", limit=3)
     no_nan(log)
+    assert len(kept) >= 3
+    for stored, result in kept:
+        assert DebateResult.from_dict(json.loads(json.dumps(stored))) == result

@@ -29,6 +29,7 @@ from mad_tasks import _aliases
 from mad_tasks._aliases import register_short_aliases
 from mad_tasks._inspect_compat import (
     active_generate_config,
+    quiet_store,
     sample_state,
     short_names,
     task_name,
@@ -120,6 +121,19 @@ def test_a_moved_internal_gives_the_neutral_value(
     assert accessor() == present  # the accessor reads exactly this internal
     monkeypatch.delattr(target, attribute)
     assert accessor() == moved
+
+
+def test_quiet_store_suspends_the_spans_store_copies_and_is_a_no_op_once_moved(
+    monkeypatch,
+) -> None:
+    from inspect_ai.util import _store
+
+    with quiet_store():
+        assert _store.store_events_suspended()  # spans opened here copy no store
+    assert not _store.store_events_suspended()
+    monkeypatch.delattr(_store, "suspend_store_events")
+    with quiet_store():
+        assert not _store.store_events_suspended()  # moved: spans copy the store as before
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ scripts/test-newest-inspect.sh runs the tests against the newest Inspect that pi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Callable
@@ -86,6 +87,20 @@ def active_generate_config() -> GenerateConfig:
         _warn_settings_lost()
         return GenerateConfig()
     return active()
+
+
+def quiet_store() -> contextlib.AbstractContextManager[None]:
+    """Inspect's suspension of store tracking for the spans opened inside it. Each span otherwise
+    copies the whole store as it begins and as it ends, to log what changed within it; a debate
+    opens a few spans per call and changes the store only after them, so the copies are pure cost
+    (a tenth of a millisecond and more a span). The enclosing span opened before it (the solver's,
+    a tool call's) still logs the net change once. A no-op when Inspect moved it: spans then copy
+    the store as before."""
+    try:
+        from inspect_ai.util._store import suspend_store_events
+    except ImportError:
+        return contextlib.nullcontext()
+    return suspend_store_events()
 
 
 @functools.cache

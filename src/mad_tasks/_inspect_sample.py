@@ -41,7 +41,9 @@ def save_result(state: TaskState, result: DebateResult, options: Mapping[str, An
     as the sample's `mad_tasks/method` score (from the run's `options`), and every figure that
     applies to the run as a score (the transitions, the calls and tokens, the method's own
     figures: see `scorers.figures`)."""
-    state.store.set(STORE_KEY, result.to_dict())
+    stored = result.to_dict()
+    state.store.set(STORE_KEY, stored)
+    _remember(stored, result)  # the figures below read it back: no parse of what was just written
     if (stop := result.stopped) is not None:
         transcript().info(
             f"The {stop.kind} limit ({stop.value:g} of {stop.limit:g}) ended the debate at "
@@ -85,10 +87,14 @@ def load_result(state: TaskState) -> DebateResult | None:
         result: DebateResult | None = DebateResult.from_dict(stored)
     except (ValueError, TypeError, KeyError, AttributeError):  # not a record of this version
         result = None
+    _remember(stored, result)
+    return result
+
+
+def _remember(stored: object, result: DebateResult | None) -> None:
     if len(_PARSED) >= PARSED_KEPT:
         del _PARSED[next(iter(_PARSED))]
     _PARSED[id(stored)] = (stored, result)
-    return result
 
 
 def answer_format_for(state: TaskState, answer_format: str) -> AnswerFormat:

@@ -39,7 +39,7 @@ from inspect_ai.util import (
 )
 from pydantic import ValidationError
 
-from ._inspect_compat import active_generate_config
+from ._inspect_compat import active_generate_config, quiet_store
 from .engine.content import Msg
 from .engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from .engine.limits import LimitReached
@@ -415,8 +415,9 @@ async def _named_span(name: str, type: str) -> AsyncIterator[None]:
         return
     token = _innermost_span.set(name)
     try:
-        async with span(name, type=type):
-            yield
+        with quiet_store():
+            async with span(name, type=type):
+                yield
     finally:
         _innermost_span.reset(token)
 

@@ -8,6 +8,7 @@ from 1 wherever a person reads them.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Sequence
 
@@ -88,6 +89,8 @@ def _cell(value: object) -> str:
 
 def _width(text: str) -> int:
     """Columns on screen: wide (CJK) characters take two, combining marks none."""
+    if text.isascii():  # the common case, without a lookup per character
+        return len(text)
     return sum(
         0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
         for ch in text
@@ -95,8 +98,4 @@ def _width(text: str) -> int:
 
 
 def _longest_run(text: str, ch: str) -> int:
-    longest = run = 0
-    for c in text:
-        run = run + 1 if c == ch else 0
-        longest = max(longest, run)
-    return longest
+    return max(map(len, re.findall(f"{re.escape(ch)}+", text)), default=0)
