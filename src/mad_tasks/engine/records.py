@@ -301,7 +301,8 @@ def to_json(value: Any) -> Any:
     and the copy made up most of the time a sample's record took to store."""
     if isinstance(value, (str, int, float, type(None))):
         return value
-    names = _field_names(type(value))
+    kind: type = type(value)
+    names = _field_names(kind)
     if names is not None:
         return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, (list, tuple)):
