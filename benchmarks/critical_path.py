@@ -8,8 +8,9 @@ sample (the record's `critical_path`: calls in the longest chain, each waiting f
 wall ÷ (critical path × latency) one sample at a time (mean and max) and with ten samples at once
 (mean), and this process's CPU time per call over both runs (the eval's own start and end
 included, so a method with few calls shows more). Beside each ratio, Inspect's own floor ("plain
-Inspect"): the same samples' calls replayed by a plain Inspect solver (each level of the chain's
-calls at once, with the prompts the method sent, in the order they started), as many at once,
+Inspect"): the same samples' calls replayed by a plain Inspect solver after the task's own setup
+(each level of the chain's calls at once, with the prompts the method sent, in the order they
+started), as many at once,
 over the same path: what Inspect's generate() and its sample take by themselves, with no debate
 engine around them. Wall time is the sample's solver span, from its
 start to its end: scoring is left out, since paper_compare's scorers call a model themselves (the
@@ -21,6 +22,7 @@ ten at once, on 2 cores). Ratios are from one run.
 
 from __future__ import annotations
 
+import gc
 import statistics
 import tempfile
 import time
@@ -77,9 +79,14 @@ def run(method: str, latency: float, samples: int, at_once: int, realtime: bool 
     spec = CATALOGUE[method]
     task = TASKS[getattr(spec.reads, "__name__", None)]()
     if replaying is not None:
-        task = Task(dataset=task.dataset, solver=replay(replaying), name=f"{method}_replay")
+        task = Task(dataset=task.dataset, setup=task.setup, solver=replay(replaying),
+                    name=f"{method}_replay")  # fmt: skip
     method_solver = None if replaying is not None else getattr(solvers, method)()
     model = get_model("madsim/bench", latency=latency)
+    # the earlier runs' objects out of the collector's way: a full collection over them would
+    # land in whichever sample is running, a pause of the benchmark rather than of the method
+    gc.collect()
+    gc.freeze()
     with tempfile.TemporaryDirectory() as logs:
         start = time.process_time()
         [log] = eval(task, solver=method_solver, model=model, limit=samples, max_samples=at_once,

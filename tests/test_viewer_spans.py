@@ -61,7 +61,7 @@ STAGE = re.compile(
     r"|single stage|paper summaries|comparison"
     # PD³: a group by its number, its rounds from round 0, the decisions, a pair's sides; its
     # baselines' point-wise judges and TourRank's tournaments
-    r"|group [1-9][0-9]{0,2}|round 0|senior|decider|vote|listwise|conclusion|scores|side (A|B)"
+    r"|group [1-9][0-9]{0,2}|round 0|senior|vote|listwise|conclusion|scores|side (A|B)"
     r"|pointwise|tournament [1-9][0-9]{0,2}"
     # PRD's peer discussion: the two reviews, then its turns
     r"|reviews"

@@ -114,11 +114,11 @@ class Tournament(Decider):
         q = self.q
         async with self.rt.span(f"group {number}"):
             if opts.decider == "single":
+                # the group's one call: its agent's span (`group N decider`) is its only stage
                 prompt = compose(q.opening, q.block(members), prompts.decide(self.k))
-                async with self.rt.span("decider"):
-                    decision = await self.decide(
-                        f"group {number} decider", "decide", 0, members, prompt, ()
-                    )
+                decision = await self.decide(
+                    f"group {number} decider", "decide", 0, members, prompt, ()
+                )
                 rounds: list[list[Statement]] = []
             else:
                 rounds = await self.debate(number, members)
