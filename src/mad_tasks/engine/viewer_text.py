@@ -30,16 +30,18 @@ def table(
     """A fenced block of padded columns under a ruled header; the columns in `right` (numbers)
     are right-aligned. Each cell is one line of at most MAX_CELL characters."""
     cells = [[_cell(c) for c in head], *([_cell(c) for c in row] for row in rows)]
-    widths = [max(_width(row[i]) for row in cells) for i in range(len(head))]
+    sized = [[(c, _width(c)) for c in row] for row in cells]  # each cell measured once
+    widths = [max(row[i][1] for row in sized) for i in range(len(head))]
 
-    def line(row: Sequence[str]) -> str:
+    def line(row: Sequence[tuple[str, int]]) -> str:
         padded = (
-            " " * (w - _width(c)) + c if i in right else c + " " * (w - _width(c))
-            for i, (c, w) in enumerate(zip(row, widths))
+            " " * (w - n) + c if i in right else c + " " * (w - n)
+            for i, ((c, n), w) in enumerate(zip(row, widths))
         )
         return "  ".join(padded).rstrip()
 
-    body = "\n".join([line(cells[0]), line(["-" * w for w in widths]), *map(line, cells[1:])])
+    rule = [("-" * w, w) for w in widths]
+    body = "\n".join([line(sized[0]), line(rule), *map(line, sized[1:])])
     # a fence longer than any run of backticks in the cells, so no cell can close it
     fence = "`" * max(3, _longest_run(body, "`") + 1)
     return f"{fence}text\n{body}\n{fence}"
