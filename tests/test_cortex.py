@@ -641,7 +641,11 @@ async def test_the_similarity_ratings_show_the_question_with_its_image_in_place(
     rt, _ = await run(reply, problem=PICTURE, similarity="prompted")
     rated = [c for c in rt.calls if isinstance(c.asks, SimilarityRequest)]
     assert len(rated) == 6
-    for call in rated:
+    assert_question_first_with_its_image(rated)
+
+
+def assert_question_first_with_its_image(calls: list[Call]) -> None:
+    for call in calls:
         media = [p for m in call.messages for p in media_of(m.content)]
         assert len(media) == 1 and media[0] is IMG
         assert call.messages[0].content[:2] == ("Look:", IMG)
@@ -652,10 +656,7 @@ async def test_the_peer_ratings_show_the_question_with_its_image_in_place() -> N
     rt, _ = await run(script(disagree()), problem=PICTURE, trust="peer", pruning="global")
     rates = [c for c in rt.calls if isinstance(c.asks, ConfidenceRequest)]
     assert len(rates) == 12
-    for call in rates:
-        media = [p for m in call.messages for p in media_of(m.content)]
-        assert len(media) == 1 and media[0] is IMG
-        assert call.messages[0].content[:2] == ("Look:", IMG)
+    assert_question_first_with_its_image(rates)
 
 
 async def test_full_mesh_counterfactual_prices_the_left_out_text_without_the_image() -> None:

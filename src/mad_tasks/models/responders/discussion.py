@@ -34,7 +34,7 @@ def persona(turn: Turn, asks: PersonaRequest) -> str:
 
 @responds(PersonasRequest)
 def personas(turn: Turn, asks: PersonasRequest) -> str:
-    """`count` different personas of the pool (repeating it when it is short), as a JSON list."""
+    """`count` different personas of the pool (all of it when it holds fewer), as a JSON list."""
     if turn.unreadable():
         return "A few people who know the subject well."
     drawn = turn.rng.sample(PERSONAS, min(asks.count, len(PERSONAS)))
