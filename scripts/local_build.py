@@ -13,6 +13,7 @@ Standard library only: it runs before the project is installed.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import platform
@@ -78,10 +79,9 @@ def build_key(version: str, build_level: str, args: list[str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    python = argv[0]
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("python", help="the interpreter of the venv to install into (.venv/bin/python)")
+    python = ap.parse_args(argv).python
     version = required_version()
     build_level = level(platform.machine(), cpu_flags())
     args = cmake_args(build_level)

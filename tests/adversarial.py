@@ -44,6 +44,7 @@ from mad_tasks.engine.protocols.tod import (
     sentences,
 )
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
+from mad_tasks.hosts.ideal_form import spelling
 from mad_tasks.hosts.openai_evals import BATTLE_ASK, read_battle
 from mad_tasks.scorers.longbench import classification, code_sim, count, qa_f1, retrieval, rouge_l
 from mad_tasks.scorers.pd3 import read_listed, read_prediction
@@ -52,6 +53,7 @@ from mad_tasks.scorers.squad import contains
 SIZE = 200_000  # characters of the longest reply
 PD3_LABELS = tuple(f"P{n}" for n in range(100, 130))  # a query's 30 candidates
 PD3_IDS = tuple(str(n) for n in range(1000, 1030))  # their corpus ids, as an output lists them
+LETTERS = Choice(("London", "Paris", "Rome", "Berlin"))
 TREC_CLASSES = ("Date", "Individual", "Distance, linear measure", "Other location", "x", "1.")
 
 
@@ -120,6 +122,9 @@ READERS: dict[str, Callable[[str], object]] = {
     "pd3 scorer result line": lambda text: read_listed(text, PD3_IDS, 5),
     "pd3 scorer prediction": read_prediction,
     "openai_evals battle": _battle,
+    # an eval's prompt may quote model output: as an example turn and as the instruction
+    "openai_evals ideal yesno": lambda text: spelling(YesNo(), "auto", [text], text),
+    "openai_evals ideal choice": lambda text: spelling(LETTERS, "auto", [text], text),
     # the task metrics that read an answer: a reply against itself is each LCS's largest input
     "longbench qa_f1": lambda text: qa_f1(text, text),
     "longbench rouge_l": lambda text: rouge_l(text, text),
@@ -198,6 +203,8 @@ WORST_CASES: dict[str, str] = {
     "superscripts": "²" * SIZE,
     "arabic digits": "٣" * SIZE,
     "yes words": _fill("yes "),
+    "yes or runs": _fill("yes or "),
+    "yes slashes": _fill("Yes/"),
     "no commas": _fill("No, "),
     "hedges": _fill("not sure "),
     "agree": _fill("agree"),

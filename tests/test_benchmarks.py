@@ -4,6 +4,7 @@ asserted (timing never is), and the full runs stay out of the suite."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ FIGURES = {
     "costs": "| du_debate | strategyqa |",
     "critical_path": "| du_debate |",
     "judges": "| single_judge |",
+    "local_model": "| installed |",
     "on_demand": "du_debate 3x3",
     "pd3": "| pd3 |",
     "prompt_cache": "voting ",
@@ -35,6 +37,8 @@ def test_every_benchmark_is_run_here() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_a_benchmark_runs_quick_and_prints_its_figures(name: str) -> None:
+    if name == "local_model" and importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("the `local` extra is not installed")
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / f"{name}.py"), "--quick"],
         capture_output=True,

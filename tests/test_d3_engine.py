@@ -24,6 +24,7 @@ from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Pair, single_judge
 from mad_tasks.engine.methods.d3_options import PERSONAS, Jury, Swap
 from mad_tasks.engine.methods.d3_records import JudgeRecord
 from mad_tasks.engine.methods.more import more
+from mad_tasks.engine.methods.peer_discussion import DiscussionOptions, peer_discussion
 from mad_tasks.engine.methods.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
 from mad_tasks.engine.records import DebateResult
@@ -493,6 +494,54 @@ async def test_judge_replies_are_parsed_strictly() -> None:
     [evaluation] = recorded(result)["hearings"][0]["evaluations"]
     assert evaluation["scores"] == (60, 80)
     assert evaluation["attempts"] == 2 and result.final == "B"
+
+
+# -- an empty answer --------------------------------------------------------------------------------
+
+EMPTY_JUDGES = {
+    "more": lambda s, p: more(s, p, swap=Swap(True)),
+    "samre": lambda s, p: samre(s, p, rule=StopRule(max_rounds=3)),
+    "single_judge": lambda s, p: single_judge(s, p),
+    "peer_discussion": lambda s, p: peer_discussion(s, p, DiscussionOptions(swap=True)),
+}
+
+
+@pytest.mark.parametrize("method", list(EMPTY_JUDGES))
+@pytest.mark.parametrize(
+    ("a", "b", "final", "why"),
+    [
+        ("", PAIR.b, "B", "answer A is empty, so answer B wins without a hearing"),
+        (PAIR.a, " \n\t", "A", "answer B is empty, so answer A wins without a hearing"),
+        ("\n", "", None, "both answers are empty, so there is nothing to judge"),
+    ],
+)
+async def test_an_empty_answer_is_never_argued_or_judged(
+    method: str, a: str, b: str, final: str | None, why: str
+) -> None:
+    """No call at all: the other answer wins, and two empty answers are an abstention (never a
+    tie); the record says why no court sat, with or without swap."""
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    result = await EMPTY_JUDGES[method](new_session(rt), Pair(PAIR.question, a, b))
+    assert rt.calls == [] and result.calls == [] and rt.spans == []
+    assert (result.method, result.final, result.answers) == (method, final, [])
+    record = result.record
+    assert isinstance(record, JudgeRecord) and (record.unheard, record.hearings) == (why, [])
+    assert record.stats() == {
+        "verdict": final, "abstained": final is None, "rounds": 0, "early_stop": None,
+        "stop_reasons": [], "tokens": 0, "calls": 0, "position_consistent": None,
+        "unscored": 0, "abstentions": 0,
+    }  # fmt: skip
+    verdict = f"**Verdict** → **{final or 'no verdict (abstained)'}**, without a hearing: {why}"
+    assert rt.infos == [("verdict", verdict)] and d3.explanation(record) == verdict
+    assert DebateResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+
+
+def test_only_blank_answers_are_empty() -> None:
+    assert d3.unheard(PAIR) is None
+    assert d3.unheard(Pair(PAIR.question, ".", "0")) is None
+    assert d3.unheard(Pair(PAIR.question, "\u3000", "x")) == (
+        "B", "answer A is empty, so answer B wins without a hearing"
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("method", ["more", "samre", "single"])

@@ -294,10 +294,13 @@ def test_a_budget_of_the_debate_ends_it_as_a_limit_does_before_a_call_is_wasted(
     assert (result.stopped.where, result.stopped.decided) == ("round 3", "the vote of round 2")
     assert result.options["budget"] == 600
     [sample] = log.samples
-    # the label names the options that differ from the defaults: look-ahead is on by default
-    assert (
-        sample.scores["mad_tasks/method"].value == "du_debate budget=600 look_ahead=false rounds=3"
+    # the label names the options that differ from the defaults (look-ahead is on by default),
+    # then what cut the debate short and the rounds that ran
+    method = sample.scores["mad_tasks/method"]
+    assert method.value == (
+        "du_debate budget=600 look_ahead=false rounds=3 (cut by -S budget: 2 rounds ran)"
     )
+    assert method.metadata == {"stopped": "budget", "rounds": 2}
 
 
 def test_the_budget_is_per_debate_and_shared_by_a_judges_two_orders() -> None:

@@ -68,6 +68,11 @@ def assert_decided_from_what_was_complete(
     assert len(result.calls) < len(full.calls)
     assert sample.scores["calls"].value == len(result.calls)
     assert sample.scores["calls"].metadata["stopped"]["kind"] == kind
+    # the sample's label says what cut it, and how many rounds ran, for `tag` and `report`
+    label, rounds = sample.scores["mad_tasks/method"], sample.scores["rounds"].value
+    assert label.metadata == {"stopped": kind, "rounds": rounds} and rounds == result.rounds
+    ran = f"{rounds} round{'' if rounds == 1 else 's'} ran"
+    assert str(label.value).endswith(f" (cut by {kind} limit: {ran})"), label.value
     assert log.results is not None
     for score in log.results.scores:  # every figure scored (the cost too: the model is priced)
         for metric in score.metrics.values():

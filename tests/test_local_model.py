@@ -74,6 +74,7 @@ def run_eval(
             "-T", f"data_path={data}", "--limit", str(samples),
             "--max-tokens", "64", "--temperature", "0.7",
             "--max-retries", str(local.DEMO_RETRIES), "--timeout", str(local.DEMO_TIMEOUT),
+            "--stop-seqs", local.DEMO_STOP,
             "--log-dir", str(log_dir), "--display", "none",
         ]  # fmt: skip
         with open(out, "wb") as sink:

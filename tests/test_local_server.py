@@ -134,7 +134,10 @@ def test_a_server_that_dies_at_its_first_completion_is_never_said_to_have_starte
     with pytest.raises(local_server.ServerError) as failed:
         local_server.serve()
     message = str(failed.value)
-    assert "signal SIGSEGV (11) at its first completion" in message
+    assert (
+        "ended with signal SIGSEGV (11) (Fatal Python error: Segmentation fault) at its first"
+        in message
+    )
     assert f"its log: {tmp_path / 'local' / 'server-'}" in message
     assert "Fatal Python error: Segmentation fault" in message  # the log's end
     assert stubs() == [] and local_server.running() is None
@@ -182,7 +185,7 @@ def test_the_demo_bounds_its_calls_and_leaves_the_server_when_it_dies(
     assert local.main(["demo", "--log-dir", str(tmp_path / "logs"), "--limit", "1"]) == 1
     [cmd] = seen
     at = {arg: cmd[i + 1] for i, arg in enumerate(cmd[:-1]) if arg.startswith("--")}
-    assert (at["--max-retries"], at["--timeout"]) == ("3", "600")
+    assert (at["--max-retries"], at["--timeout"], at["--stop-seqs"]) == ("3", "600", "\n---")
     assert "its log:" in capsys.readouterr().err
     assert stubs() == [] and local_server.running() is None  # its last user left: stopped
 

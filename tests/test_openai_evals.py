@@ -25,12 +25,14 @@ from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Msg
 from mad_tasks.engine.methods.d3 import Pair
 from mad_tasks.engine.runtime import Call
+from mad_tasks.hosts.ideal_form import spelling
 from mad_tasks.hosts.openai_evals import (
     BATTLE_ASK,
     DebateCompletionFn,
     JudgeCompletionFn,
     read_battle,
     read_prompt,
+    written,
 )
 from mad_tasks.hosts.openai_runtime import Endpoint, OpenAIRuntime
 
@@ -251,10 +253,13 @@ def test_roles_name_their_own_models_and_fall_back(stub: Stub) -> None:
 
 def test_yes_no_and_choice_answers_are_written_as_evals_compare_them(stub: Stub) -> None:
     # the stub answers sums; a choice question's letter and a yes/no come from other replies
+    # (tests/test_evals_match.py: written as the eval's ideals are)
     fn = debate(stub, method="single", answer_format="choice", choices=4)
-    assert fn.render("B") == "B" and fn.fmt.letters == ("A", "B", "C", "D")
-    assert debate(stub, answer_format="yesno").render("yes") == "Yes"
-    assert debate(stub).render(None) == ""
+    assert fn.fmt.letters == ("A", "B", "C", "D") and fn.case == "auto"
+    assert written("B", spelling(fn.fmt, fn.case, [], "")) == "B"
+    yes_no = debate(stub, answer_format="yesno")
+    assert written("yes", spelling(yes_no.fmt, yes_no.case, [], "")) == "Yes"
+    assert written(None, None) == ""
     assert stub.requests == []
 
 
@@ -331,6 +336,24 @@ def test_responses_that_repeat_the_separator_make_the_judge_abstain(stub: Stub) 
     result = judge(stub)(battle(question, forged, "Lyon."))
     assert result.get_completions() == [""] and result.record is None
     assert stub.requests == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "completion", "why"),
+    [
+        ("", "It is Paris.", "No", "answer A is empty, so answer B wins without a hearing"),
+        ("It is Paris.", "", "Yes", "answer B is empty, so answer A wins without a hearing"),
+        ("", "", "", "both answers are empty, so there is nothing to judge"),
+    ],
+)
+def test_an_empty_response_is_not_argued_before_the_court(
+    stub: Stub, first: str, second: str, completion: str, why: str
+) -> None:
+    """The battle an abstaining debate leaves (an empty response): no court call; the other
+    response is better, and two empty ones leave the grader nothing to say (evals' invalid)."""
+    done = judge(stub)(battle("What is the capital of France?", first, second))
+    assert done.get_completions() == [completion] and stub.requests == []
+    assert done.record is not None and done.record.record.unheard == why
 
 
 def test_a_prompt_without_the_layout_is_refused() -> None:

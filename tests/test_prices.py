@@ -4,6 +4,7 @@ way `--model-cost-config` does, a bad file is refused by name before any run, an
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,6 +96,31 @@ def test_inspect_eval_with_the_shipped_prices_states_the_dollars_of_a_madsim_run
         assert isinstance(cost.value, float) and cost.value > 0
         assert cost.value == pytest.approx(sum(u.total_cost for u in sample.model_usage.values()))
         assert set(cost.metadata["by_role"]) == {"agent_1", "agent_2", "agent_3"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("priced", [False, True])
+def test_the_printed_results_hold_no_nan_and_dollars_per_1000_samples(
+    tmp_path: Path, priced: bool
+) -> None:
+    """What `inspect eval --display plain` prints: without prices no `cost` and no NaN; with the
+    shipped prices, `cost` as dollars per 1,000 samples (du_debate on madsim/x: about $0.16)."""
+    command = [sys.executable, "-m", "inspect_ai", "eval", "mad_tasks/strategyqa"]
+    command += ["--solver", "du_debate", "--model", "madsim/x", "--limit", "3"]
+    command += ["-T", f"data_path={STRATEGYQA}", "--log-dir", str(tmp_path), "--display", "plain"]
+    command += ["--model-cost-config", str(PRICES)] if priced else []
+    env = {**os.environ, "COLUMNS": "200"}  # no name cut short
+    done = subprocess.run(command, check=True, capture_output=True, text=True, timeout=300, env=env)
+    words = done.stdout[done.stdout.index("final_answer") :].split()  # the results
+    assert "nan" not in words and "mean" in words
+    if not priced:
+        assert "cost" not in words and "usd_per_1k" not in words
+        return
+    [log] = [read_eval_log(str(p)) for p in tmp_path.glob("*.eval")]
+    dollars = [float(s.scores["cost"].value) for s in log.samples or []]
+    shown = words[words.index("usd_per_1k") + 1]  # in the column headed `cost`
+    assert "cost" in words and shown == f"{1000 * sum(dollars) / 3:.3f}"
+    assert 0.1 < float(shown) < 0.3  # $0.0001 to $0.0003 a sample
 
 
 @pytest.mark.slow

@@ -22,9 +22,11 @@ from inspect_ai.solver import SolverSpec
 from testdata import STRATEGYQA
 
 from mad_tasks.cli import main
-from mad_tasks.compare import SolverChoice, fixed, parse_option
+from mad_tasks.compare import SolverChoice, fixed, parse_option, spend_per_sample
 from mad_tasks.debate_columns import DebateColumns, figure_columns
-from mad_tasks.logs_report import label_lines, pareto_front, write_report
+from mad_tasks.log_tags import tag_logs
+from mad_tasks.logs_report import label_lines, pareto_front, read_report, write_report
+from mad_tasks.solvers import du_debate
 from mad_tasks.tasks.strategyqa import strategyqa
 
 SOLVERS = ("single", "self_consistency", "du_debate")
@@ -100,6 +102,48 @@ def test_the_table_has_a_row_per_solver_and_model_with_the_logs_numbers(
             assert float(row["cost"]) == pytest.approx(dollars)
         else:
             assert row["cost"] == ""  # no price: blank, never 0
+
+
+def test_the_results_state_dollars_per_1000_samples_and_no_cost_without_a_price(
+    log_dir: Path,
+) -> None:
+    for (solver, model), log in full_logs(log_dir).items():
+        names = {s.name for s in log.results.scores}
+        # the eval list reads the header's results: no NaN there, priced or not
+        header = read_eval_log(log.location, header_only=True)
+        assert all(m.value == m.value for s in header.results.scores for m in s.metrics.values())
+        if model == "madsim/unpriced":  # absent: no sample's score, no line in the results
+            assert "cost" not in names and not any("cost" in s.scores for s in log.samples)
+            assert spend_per_sample(log, "dollars") is None
+            continue
+        dollars = [s.scores["cost"].value for s in log.samples]
+        [cost] = [s for s in log.results.scores if s.name == "cost"]
+        assert list(cost.metrics) == ["usd_per_1k"]
+        assert cost.metrics["usd_per_1k"].value == pytest.approx(1000 * mean(dollars))
+        # what Inspect prints (3 decimals) of $0.00008 to $0.00095 a sample: never 0.000
+        printed = f"{cost.metrics['usd_per_1k'].value:.3f}"
+        assert (
+            printed
+            == {"single": "0.083", "self_consistency": "0.458", "du_debate": "0.939"}[solver]
+        ), (solver, printed)
+        assert spend_per_sample(log, "dollars") == pytest.approx(mean(dollars))  # compare's
+
+
+def test_a_run_a_limit_cut_short_is_labelled_so_by_tag_and_report(tmp_path: Path) -> None:
+    """The same run twice, the second with a token limit that its look-ahead stops before round
+    2 (round 1: about 200 tokens; round 2 reads the others' answers: about three times that)."""
+    for limit in (None, 500):
+        eval(strategyqa(data_path=str(STRATEGYQA)), solver=du_debate(), model="madsim/x", limit=3,
+             display="none", log_dir=str(tmp_path), token_limit=limit)  # fmt: skip
+    cut = "du_debate (cut by token limit in 3 of 3 samples: 1 round ran)"
+    report = read_report(str(tmp_path))
+    [rows] = report.tables.values()
+    assert {(r.solver, r.calls) for r in rows} == {("du_debate", 6.0), (cut, 3.0)}
+    assert report.notes == []  # a row apart, not an older log of the same run
+    assert {outcome for _, outcome in tag_logs([str(tmp_path)])} == {
+        "tagged 'du_debate'",
+        f"tagged '{cut}'",
+    }
 
 
 def test_the_pareto_flags_are_the_rows_no_other_row_beats(out: Path) -> None:

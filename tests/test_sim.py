@@ -118,6 +118,23 @@ def test_an_invalid_ballot_can_recover_on_its_follow_up(run) -> None:
     assert all(b["parsed"] is not None for b in followed_up)
 
 
+def test_samples_without_a_target_get_one_warning_in_the_run_not_one_per_call(run) -> None:
+    """The warning is a logger event of the sample that met it first (Inspect's console and
+    viewer show it), once for the run's model; every agent abstains."""
+    samples = [Sample(input=f"Is {n} a prime number?", target="") for n in (4, 7, 9)]
+    log = run(Task(dataset=MemoryDataset(samples), solver=du_debate()), model="madsim/x")
+    warned = [
+        e.message.message
+        for s in log.samples
+        for e in s.events
+        if e.event == "logger" and e.message.level == "warning"
+    ]
+    why = "(the sample has no target and no `answers` file was given)"
+    assert len(warned) == 1 and f"madsim/x knows no gold answer for a question {why}" in warned[0]
+    answers = [a for s in log.samples for a in s.store[STORE_KEY]["answers"]]
+    assert len(answers) == 3 * 6 and all(a["answer"] is None for a in answers)
+
+
 @pytest.mark.parametrize("usage", ["maybe", 1, None])
 def test_usage_must_be_true_or_false(usage) -> None:
     with pytest.raises(ValueError, match=r"madsim: usage must be true or false, got"):
@@ -349,8 +366,13 @@ def test_tree_of_debate_runs_end_to_end_with_every_scorer(run) -> None:
     task = paper_compare(data_path=str(PAPER_PAIRS))
     task.scorer = [*task.scorer, *tod_pairwise(), *debate_stats()]
     log = run(task, model="madsim/x")
-    for score in log.results.scores:  # all but the dollars: madsim/x has no price here
-        assert score.unscored_samples == (len(log.samples) if score.name == "cost" else 0)
+    for score in log.results.scores:
+        assert score.unscored_samples == 0
+    # madsim/x has no price here: the task's `cost` scorer left every sample without one, so its
+    # heading in the results has no value (never NaN)
+    [cost] = [s for s in log.results.scores if s.name == "cost"]
+    assert (cost.metrics, cost.scored_samples) == ({}, 0)
+    assert not any("cost" in s.scores for s in log.samples)
     expansions = [s.scores["expansions"].value for s in log.samples]
     assert sum(expansions) >= 2 and max(s.scores["depth"].value for s in log.samples) >= 2
     assert all(s.output.completion for s in log.samples)

@@ -5,7 +5,6 @@ download, and the real upstream file when it is at hand."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import time
 import urllib.request
 from pathlib import Path
@@ -28,15 +27,6 @@ from mad_tasks.tasks.paper_compare import (
 
 PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"
 HEADER = list(COLUMNS.values())
-
-# building the Task imports the method's solver and scorers
-needs_method = pytest.mark.skipif(
-    any(
-        importlib.util.find_spec(m) is None
-        for m in ("mad_tasks.solvers.tree_of_debate", "mad_tasks.scorers.tod")
-    ),
-    reason="the Tree-of-Debate solver or scorers are not written yet",
-)
 
 
 def ids(samples) -> list:
@@ -206,7 +196,6 @@ def test_no_matching_pair_is_an_error(no_network) -> None:
         paper_compare(data_path=str(PAIRS), kind="task", cited="yes")
 
 
-@needs_method
 def test_task_from_a_local_file(no_network) -> None:
     task = paper_compare(data_path=str(PAIRS), kind="method")
     assert ids(task.dataset) == ["tod-1", "tod-3"]
@@ -225,7 +214,6 @@ def test_task_from_a_local_file(no_network) -> None:
     assert ids(paper_compare(data_path=str(PAIRS), subset=2).dataset) == ["tod-1", "tod-2"]
 
 
-@needs_method
 def test_task_reads_the_cached_pinned_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_network
 ) -> None:

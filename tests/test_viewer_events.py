@@ -1,6 +1,6 @@
 """What a person reads in the viewer: info events and the sample store, from real Inspect evals.
 
-The convention (README, "Viewing logs"): tables are padded text, each notation is explained in the
+The convention (docs/viewer.md, "What a sample shows"): tables are padded text, each notation is explained in the
 event that uses it, solutions are numbered from 1, every decision names its rule and any later
 stage that overrode an earlier one, and the store holds the fields the docs promise.
 """

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import Task
-from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, EvalSampleSummary, read_eval_log, write_eval_log
+from inspect_ai.scorer import Score
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.cli import main
-from mad_tasks.log_tags import MAX_VALUE, run_label, tag_logs
+from mad_tasks.log_tags import MAX_VALUE, cut_note, run_label, sample_cut, tag_logs
 from mad_tasks.solvers import cot, du_debate, more, voting
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -87,6 +88,24 @@ def test_the_method_score_names_each_roles_model_and_survives_epochs(run) -> Non
     # Inspect reduces a score over epochs only by its metrics: none here, so no reduction either
     assert METHOD not in {r.scorer for r in log.reductions or []}
     assert all(METHOD not in (s.name, s.scorer) for s in log.results.scores)
+
+
+def summary(cut: dict | None = None, scored: bool = True) -> EvalSampleSummary:
+    scores = {METHOD: Score(value="du_debate", metadata=cut)} if scored else None
+    return EvalSampleSummary(id=1, epoch=1, input="q", target="t", scores=scores)
+
+
+def test_the_cut_note_counts_the_cut_samples_their_limits_and_the_rounds_that_ran() -> None:
+    token = {"stopped": "token", "rounds": 1}
+    assert cut_note([summary(), summary(None, scored=False)]) is None  # nothing was cut
+    assert (
+        cut_note([summary(token), summary()]) == "cut by token limit in 1 of 2 samples: 1 round ran"
+    )
+    assert cut_note([summary(token), summary({"stopped": "budget", "rounds": 3}), summary(),
+                     summary({"stopped": "token", "rounds": 0})]) == (
+        "cut by token limit and -S budget in 3 of 4 samples: 0-3 rounds ran"
+    )  # fmt: skip
+    assert sample_cut({"stopped": "working", "rounds": 2}) == "cut by working limit: 2 rounds ran"
 
 
 # -- the eval list: the run label as a tag ----------------------------------------------------------

@@ -49,7 +49,7 @@ from mad_tasks.tasks.project_dedup import project_dedup
 from mad_tasks.tasks.project_dup_pairs import project_dup_pairs
 from mad_tasks.tasks.strategyqa import strategyqa
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+SCORERS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "scorers.md"
 PAPER_PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"
 PD3 = FIXTURES / "pd3"  # 3 queries x 30 candidates, graded: 3 pairs of different levels
 LIMITS = {"tree_of_debate": 1}  # samples per log where 3 would be slow (its judges and baseline)
@@ -199,12 +199,12 @@ def test_no_row_of_metrics_is_wider_than_six_columns(logs: dict[str, EvalLog]) -
 
 
 def test_every_figure_says_what_it_counts_and_is_documented(logs: dict[str, EvalLog]) -> None:
-    readme = README.read_text(encoding="utf-8")
+    page = SCORERS_PAGE.read_text(encoding="utf-8")
     for log in logs.values():
         for name in figures(log):
             [explanation] = {s.scores[name].explanation for s in log.samples or []}
             assert explanation and explanation.endswith("."), name
-            assert f"`{name}`" in readme, name
+            assert f"`{name}`" in page, name
 
 
 def test_the_families_cover_their_records() -> None:

@@ -20,7 +20,7 @@ from .engine.records import DebateResult
 from .engine.runtime import Budget
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
-from .log_tags import label
+from .log_tags import cut_metadata, label, sample_cut
 from .models import LOCAL_MODEL
 from .scorers.figures import METHOD as METHOD_SCORE
 from .scorers.figures import sample_figures
@@ -57,14 +57,22 @@ def save_result(state: TaskState, result: DebateResult, options: Mapping[str, An
 def method_score(result: DebateResult, options: Mapping[str, Any] | None = None) -> Score:
     """The run's label (`du_debate agents=4 agent_3=madsim/y`: the method, its `options` that
     differ from the method's defaults and the roles bound to a model of their own), with the
-    model each role ran on as the explanation."""
+    model each role ran on as the explanation. A debate that a limit or budget cut short says so
+    (`du_debate (cut by token limit: 1 round ran)`), its metadata the limit and the rounds that
+    ran, which `mad-tasks tag` and `report` read."""
     roles = result.options.get("roles") or {}
     by_model: dict[str, list[str]] = {}
     for role, resolved in roles.items():
         by_model.setdefault(str(resolved.get("model")), []).append(role)
     explanation = "; ".join(f"{', '.join(rs)}: {model}" for model, rs in by_model.items())
     bound = {r: str(got.get("model")) for r, got in roles.items() if got.get("fallback") is None}
-    return Score(value=label(result.method, options or {}, bound), explanation=explanation or None)
+    name = label(result.method, options or {}, bound)
+    cut = cut_metadata(result.stopped, result.rounds)
+    return Score(
+        value=name if cut is None else f"{name} ({sample_cut(cut)})",
+        explanation=explanation or None,
+        metadata=cut,
+    )
 
 
 # each figure is a scorer of its own and reads the record: a sample's stored record is parsed once

@@ -35,6 +35,7 @@ from inspect_ai.util import registry_create
 from . import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
 from .engine.records import TOKEN_FIGURES
 from .log_tags import run_tags
+from .scorers.debate_stats import dollars_per_sample
 
 
 def parse_option(text: str, flag: str) -> tuple[str, Any]:
@@ -97,11 +98,6 @@ class SolverRun:
 
 
 SPENDS = ("tokens", "dollars")  # what a solver can match of an earlier one's spend
-# the figures whose means per sample make each spend (`debate_stats`)
-SPEND_FIGURES = {
-    "tokens": TOKEN_FIGURES,
-    "dollars": ("cost",),
-}
 
 
 @dataclass(frozen=True)
@@ -131,12 +127,12 @@ def matching(choice: SolverChoice, earlier: Sequence[str]) -> Matching | None:
 def spend_per_sample(log: EvalLog, unit: str) -> float | None:
     """A finished run's mean spend per sample in tokens (every reply's, cached ones included) or
     dollars; None when its log lacks a figure of it (no price: no dollars)."""
-    means = {
-        s.name: s.metrics["mean"].value
-        for s in (log.results.scores if log.results else [])
-        if "mean" in s.metrics
-    }
-    parts = [means.get(name) for name in SPEND_FIGURES[unit]]
+    scores = {s.name: s for s in (log.results.scores if log.results else [])}
+    if unit == "dollars":  # the `debate_stats` figures that make each spend
+        parts = [dollars_per_sample(scores["cost"]) if "cost" in scores else None]
+    else:
+        means = {n: s.metrics["mean"].value for n, s in scores.items() if "mean" in s.metrics}
+        parts = [means.get(name) for name in TOKEN_FIGURES]
     if any(v is None or v != v for v in parts):  # missing or NaN
         return None
     return sum(v for v in parts if v is not None)

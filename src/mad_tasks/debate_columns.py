@@ -14,13 +14,11 @@ import math
 from collections.abc import Callable
 
 from inspect_ai.analysis import Column, SampleColumn
-from inspect_ai.log import EvalSample, EvalSampleSummary
 
 from ._inspect_sample import METHOD_SCORE
+from .log_tags import Sample
 from .scorers.debate_stats import FIGURES
 from .scorers.transitions import FIGURES as TRANSITIONS
-
-Sample = EvalSample | EvalSampleSummary
 
 
 def _score_value(name: str) -> Callable[[Sample], int | float | str | None]:

@@ -6,27 +6,38 @@ afterwards, from what the log's header records, through Inspect's public edit AP
 (`edit_eval_log`: the edit is kept in the log with its provenance; the eval's spec is untouched).
 `inspect eval ... --tags 'du_debate agents=5 agent_3=madsim/y'` gives the same tag at run time, as
 `mad-tasks compare` and `mad-tasks reproduce` do; each sample's `method` score carries the same
-label (`label`), so the samples lists tell runs apart too.
+label (`label`), so the samples lists tell runs apart too. A run that an Inspect limit or `-S
+budget` cut short says so, read from its samples (`cut_note`): `du_debate rounds=3 (cut by token
+limit in 3 of 3 samples: 2 rounds ran)`, and so does each cut sample's label.
+
+Inspect gives a package no way to name a plain run in the eval list: the list's Task column is the
+registered task's name, and a task's own tags are fixed before `--solver` replaces its solver. So
+`--tags` at run time is the first habit (docs/report.md), and `mad-tasks tag` the one after.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import (
     EvalLog,
+    EvalSample,
+    EvalSampleSummary,
     ProvenanceData,
     TagsEdit,
     edit_eval_log,
     list_eval_logs,
     read_eval_log,
+    read_eval_log_sample_summaries,
     write_eval_log,
 )
 
 from .engine.catalogue import CATALOGUE
+from .engine.records import Stopped
+from .scorers.figures import METHOD
 
 PREFIX = "mad_tasks/"
 MAX_VALUE = 40  # characters of an option's value in its tag (templates can be long)
@@ -65,6 +76,48 @@ def label(method: str | None, options: Mapping[str, Any], roles: Mapping[str, st
     return " ".join(parts + [f"{role}={model}" for role, model in roles.items()])
 
 
+def cut_metadata(stopped: Stopped | None, rounds: int) -> dict[str, Any] | None:
+    """What a sample's method score keeps of a debate that a limit or budget cut short: the
+    limit's kind and the rounds that ran; None for a debate that ran to its end."""
+    return None if stopped is None else {"stopped": stopped.kind, "rounds": rounds}
+
+
+def _by(kind: str) -> str:
+    return "-S budget" if kind == "budget" else f"{kind} limit"  # token, cost, message, time, ...
+
+
+def _rounds(ran: Sequence[int]) -> str:
+    low, high = min(ran), max(ran)
+    span = str(low) if low == high else f"{low}-{high}"
+    return f"{span} round{'' if span == '1' else 's'} ran"
+
+
+def sample_cut(cut: Mapping[str, Any]) -> str:
+    """A cut sample's note (`cut_metadata`): `cut by token limit: 2 rounds ran`."""
+    return f"cut by {_by(cut['stopped'])}: {_rounds([cut['rounds']])}"
+
+
+Sample = EvalSample | EvalSampleSummary
+
+
+def cut_note(samples: Iterable[Sample]) -> str | None:
+    """What cut a run short, from its samples' method scores: `cut by token limit in 3 of 5
+    samples: 1-2 rounds ran`; None when no sample was cut (or none has a method score)."""
+    notes = [(s.scores or {}).get(METHOD) for s in samples]
+    cuts = [n.metadata for n in notes if n is not None and n.metadata and "stopped" in n.metadata]
+    if not cuts:
+        return None
+    kinds = " and ".join(dict.fromkeys(_by(c["stopped"]) for c in cuts))
+    ran = _rounds([c["rounds"] for c in cuts])
+    return f"cut by {kinds} in {len(cuts)} of {len(notes)} samples: {ran}"
+
+
+def labelled(log: EvalLog, samples: Iterable[Sample]) -> str | None:
+    """The log's run label (`run_label`) with what cut it short, if anything did (`cut_note`)."""
+    name, cut = run_label(log), cut_note(samples)
+    return name if name is None or cut is None else f"{name} ({cut})"
+
+
 def run_tags(method: str, options: Mapping[str, Any], eval_args: Mapping[str, Any]) -> list[str]:
     """The tags of a run started from Python (`compare`, `reproduce`): those `eval_args` give,
     then the run's label from the method, its options and the roles `eval_args` bind."""
@@ -98,10 +151,11 @@ def _tag(log_file: str) -> tuple[str, str]:
     header = read_eval_log(log_file, header_only=True)
     if header.status == "started":
         return log_file, "still running: left alone"
-    label = run_label(header)
+    label = labelled(header, read_eval_log_sample_summaries(log_file))
     if label is None or label in header.tags:
         return log_file, "nothing to add"
-    provenance = ProvenanceData(author="mad-tasks tag", reason="the run's method and roles")
+    reason = "the run's method and roles, and a limit that cut it short"
+    provenance = ProvenanceData(author="mad-tasks tag", reason=reason)
     edited = edit_eval_log(header, [TagsEdit(tags_add=[label])], provenance)
     write_eval_log(edited, log_file, header_only=True)  # the samples stay as written
     return log_file, f"tagged '{label}'"

@@ -1,11 +1,11 @@
 """`mad-tasks report`: the comparison users run debates for, from a directory of Inspect logs.
 
-Per task, one row per solver (its method, `-S` options and role bindings, as `mad-tasks tag` labels
-a run) and main model: the log's headline score with its stderr, the samples, and per sample the
-model calls, the tokens spent and served from Inspect's cache, and the cost where Inspect priced the
-run. Written as markdown and CSV, and as a self-contained HTML page (the table and the plot as
-inline SVG, nothing fetched) with a PNG of each task's plot: score against tokens per sample, the
-Pareto front marked.
+Per task, one row per solver (its method, `-S` options and role bindings, and what cut it short if
+a limit or `-S budget` did, as `mad-tasks tag` labels a run) and main model: the log's headline
+score with its stderr, the samples, and per sample the model calls, the tokens spent and served
+from Inspect's cache, and the cost where Inspect priced the run. Written as markdown and CSV, and
+as a self-contained HTML page (the table and the plot as inline SVG, nothing fetched) with a PNG of
+each task's plot: score against tokens per sample, the Pareto front marked.
 
 The logs are read with Inspect's own dataframes: `evals_df` for each log's header (the headline,
 the usage and its cost), `samples_df` with `DebateColumns` for the debate figures of each sample.
@@ -33,13 +33,13 @@ from inspect_ai.analysis import (
     evals_df,
     samples_df,
 )
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summaries
 
 from ._inspect_sample import STORE_KEY
 from .debate_columns import DebateColumns
 from .engine.records import DebateResult
 from .engine.transitions import TRANSITIONS
-from .log_tags import run_label
+from .log_tags import labelled, run_label
 from .scorers.figures import Missing
 from .scorers.transitions import reading_of
 
@@ -159,12 +159,19 @@ def _run_cost(log: EvalLog) -> float | None:
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
+def _solver_label(log: EvalLog) -> str:
+    """The run's label, as `mad-tasks tag` gives it: a finished run's says what cut it short."""
+    if log.status != "success":  # left out of the report: its samples are not read
+        return run_label(log) or "(none)"
+    return labelled(log, read_eval_log_sample_summaries(log.location)) or "(none)"
+
+
 EVAL_COLUMNS = [
     *EvalInfo,
     *EvalModel,
     *EvalResults,
     EvalColumn("task_label", path=_task_label),
-    EvalColumn("solver_label", path=lambda log: run_label(log) or "(none)"),
+    EvalColumn("solver_label", path=_solver_label),
     EvalColumn("run_cost", path=_run_cost),
 ]
 FIGURES = (

@@ -20,7 +20,7 @@ from .templates import check_templates
 O = TypeVar("O", bound="Options")
 R = TypeVar("R")
 
-# Caps on the counts that multiply a sample's model calls (README, "Option checks and limits").
+# Caps on the counts that multiply a sample's model calls (docs/options.md, "Option checks").
 # Each is well above every paper's default and ablation, but finite: a typo must not run a sample
 # until it is killed.
 MAX_AGENTS = 32  # papers: 3 to 5; the agent sweep of "Voting or Consensus?" goes to 10
@@ -181,7 +181,7 @@ class Answering(Generation):
     templates: Mapping[str, str] | None = option(
         None,
         "replacements of prompt templates, {name: text}; the names and placeholders allowed "
-        "are in the error for a wrong one and in the README (Prompt templates).",
+        "are in the error for a wrong one and in docs/solvers.md (Prompt templates).",
     )
 
     debater: str = option(

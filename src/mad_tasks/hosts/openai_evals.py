@@ -6,8 +6,9 @@ package: evals checks a completion function by duck typing. Models are reached t
 client (hosts/openai_runtime.py), at any OpenAI-compatible base URL.
 
 - `DebateCompletionFn(method="du_debate", model=..., **options)` answers the prompt by a debate.
-  The completion is the final answer alone (evals' `Match` checks `startswith`), empty when every
-  agent abstained.
+  The completion is the final answer alone (evals' `Match` checks `startswith`), a yes/no or a
+  letter written as the eval writes its ideals (`ideal_form.py`), empty when every agent
+  abstained.
 - `JudgeCompletionFn(method="more", model=..., **options)` sits in the grader slot of a
   model-graded eval (the last completion function of `oaieval a,b,grader <eval>`): it reads a
   question and two responses from the grader's prompt (`read_battle`) and answers with the choice
@@ -16,7 +17,8 @@ client (hosts/openai_runtime.py), at any OpenAI-compatible base URL.
 Options are checked when the function is made, before any model call, by the engine's options
 classes: `OptionError` names the option, the value and what is allowed. Each call runs its debate
 on an event loop of its own with its own clients, so calls from many threads share nothing but
-the embedder (stateless by default; a sentence-transformers model is one model for all threads).
+the embedder (stateless by default; a sentence-transformers model is one model for all threads)
+and the simulated model (`Simulators`: stateless but for its one warning a run).
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from ..engine.runtime import Call, Reply
 from ..engine.session import Problem, Session
 from ..engine.spec import MethodSpec, Run
 from ..models.offline import PROVIDER, SimulatedReplies, is_simulated
-from .openai_runtime import Endpoint, OpenAIRuntime
+from .ideal_form import CASES, Spelling, spelling
+from .openai_runtime import Endpoint, OpenAIRuntime, Simulators
 from .setup import SETUP
 
 T = TypeVar("T")
@@ -324,7 +327,7 @@ class _DebateFn(ABC):
         """The endpoints and the method prepared (`OptionError` for any bad argument)."""
         self.options = options
         self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
-        self.madsim_args = _madsim_args(_typed(madsim_args))
+        self.simulators = Simulators(_madsim_args(_typed(madsim_args)))
         return spec.ready(options, SETUP)
 
     def __call__(self, prompt: Prompt, **kwargs: Any) -> DebateCompletion:
@@ -341,7 +344,7 @@ class _DebateFn(ABC):
     async def _debate(self, problem: Problem, method: Run) -> tuple[DebateResult, OpenAIRuntime]:
         opts = self.options
         async with OpenAIRuntime(
-            self.roles, self.default, _record_sampling, self.madsim_args
+            self.roles, self.default, _record_sampling, self.simulators
         ) as runtime:
             session = Session(
                 runtime,
@@ -365,9 +368,11 @@ class DebateCompletionFn(_DebateFn):
     `madsim/<name>` is the project's simulated model, offline and keyless, with `madsim_args`
     its arguments (`answers`: a JSONL file of the gold answers, which it cannot know otherwise). `roles`: a model
     or an endpoint per role (`agent`, `agent_1`, ...). `choices`: with `answer_format=choice`, how
-    many lettered options the question lists. Every other keyword is an option of the method, as
-    its solver takes it (`agents=5`, `answer_format=yesno`; the format defaults to text, since
-    there is no target to infer it from). `registry` is evals' own, not used."""
+    many lettered options the question lists. `answer_case` (`auto`, `lower`, `upper`,
+    `capitalized`): with `answer_format` yesno or choice, how the eval's ideals are written; `auto`
+    reads it from the prompt (`ideal_form.spelling`). Every other keyword is an option of the
+    method, as its solver takes it (`agents=5`, `answer_format=yesno`; the format defaults to
+    text, since there is no target to infer it from). `registry` is evals' own, not used."""
 
     def __init__(
         self,
@@ -385,27 +390,43 @@ class DebateCompletionFn(_DebateFn):
             hosted = CATALOGUE.answering()
             spec = hosted[one_of("method", method, tuple(hosted))]
             given = {k: _typed(v) for k, v in addressed(method, options).items()}
+            case = given.pop("answer_case", "auto")  # the host's, not the method's
             opts: Answering = spec.factory(KIND, answer_format="text")(**given)
             opts.without_acting(KIND)
             self.fmt = answer_format(opts.answer_format, _typed(choices))
+            self.case = answer_case(self.fmt, case)
             self.templates = opts.templates
             self.run = self._setup(spec, opts, model, base_url, api_key, roles, madsim_args)
         except OptionError as e:
             raise e.of(KIND) from None
 
-    def render(self, final: str | None) -> str:
-        """The final answer as an eval compares it: as the format reads it (an option letter, a
-        number without separators), yes/no capitalised; empty for an abstention."""
-        if final is None:
-            return ""
-        return final.capitalize() if self.fmt.name == "yesno" else final
-
     async def _complete(self, prompt: Prompt) -> DebateCompletion:
         question, system = read_prompt(prompt)
         problem = Problem(question, self.fmt, system, self.templates)
+        examples = [m.text for m in question.turns if m.role == "assistant"]
+        shown = [system, *(m.text for m in question.turns if m.role == "user"), question.text]
+        spelled = spelling(self.fmt, self.case, examples, "\n".join(shown))
         result, runtime = await self._debate(problem, self.run)
         result.options["answer_format"] = self.fmt.name
-        return DebateCompletion(self.render(result.final), result, tuple(runtime.infos))
+        if spelled is not None:
+            result.options["answer_spelling"] = vars(spelled)
+        return DebateCompletion(written(result.final, spelled), result, tuple(runtime.infos))
+
+
+def written(final: str | None, spelled: Spelling | None) -> str:
+    """The final answer as the eval compares it: as the format reads it (an option letter, a
+    number without separators), a yes/no or a letter as `spelled`; empty for an abstention."""
+    if final is None:
+        return ""
+    return final if spelled is None else spelled.write(final)
+
+
+def answer_case(fmt: AnswerFormat, case: Any) -> str:
+    """`answer_case`, checked: one of CASES, and only `auto` for a format without fixed words."""
+    checked = one_of("answer_case", case, CASES)
+    if checked != "auto" and fmt.name not in ("yesno", "choice"):
+        raise OptionError("answer_case", case, "auto, unless answer_format is yesno or choice")
+    return checked
 
 
 def answer_format(name: str, choices: Any) -> AnswerFormat:

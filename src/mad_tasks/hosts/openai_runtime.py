@@ -3,12 +3,13 @@
 Each role's calls go to an `Endpoint` (a model, a base URL, a key): the role's own, else its shared
 role's (`agent_3` falls back to `agent`), else the host's default. One runtime serves one debate on
 one event loop: its clients are made on first use and closed when the debate ends, so debates run
-from different threads share nothing.
+from different threads share no client (only the host's `Simulators`, which hold no loop's state).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -89,6 +90,23 @@ def choice_logprobs(choice: Any) -> tuple[float, ...] | None:
 OnReply = Callable[[Call, list[dict[str, Any]], Reply], None]
 
 
+class Simulators:
+    """The simulated models (`madsim/<name>`) of one host object, by name, made with its
+    `madsim_args` on first use and kept across its calls and threads: one model per run, so its
+    once-per-run notices (no gold answer known) come once, and the answers file is read once."""
+
+    def __init__(self, madsim_args: Mapping[str, Any] | None = None) -> None:
+        self.args = dict(madsim_args or {})
+        self._made: dict[str, SimulatedReplies] = {}
+        self._lock = threading.Lock()
+
+    def get(self, model: str) -> SimulatedReplies:
+        with self._lock:
+            if model not in self._made:
+                self._made[model] = SimulatedReplies(model, **self.args)
+            return self._made[model]
+
+
 class OpenAIRuntime:
     """Use as `async with OpenAIRuntime(...) as runtime:` so its clients close with the debate."""
 
@@ -97,14 +115,13 @@ class OpenAIRuntime:
         roles: Mapping[str, Endpoint],
         default: Endpoint,
         on_reply: OnReply | None = None,
-        madsim_args: Mapping[str, Any] | None = None,
+        simulators: Simulators | None = None,
     ) -> None:
         self.roles = roles
         self.default = default
         self.on_reply = on_reply
         # an endpoint whose model is `madsim/<name>` is answered offline by the simulated model
-        self.madsim_args = dict(madsim_args or {})
-        self._simulated: dict[str, SimulatedReplies] = {}
+        self.simulators = simulators or Simulators()
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
         # every role called, as its record names it: {"model", "base_url", "fallback"}
         self.resolved: dict[str, dict[str, str | None]] = {}
@@ -139,7 +156,7 @@ class OpenAIRuntime:
             settings["logprobs"] = True
         messages: list[Any] = [chat_message(m) for m in call.messages]
         if is_simulated(endpoint.model):
-            reply = await self._simulator(endpoint.model).reply(call)
+            reply = await self.simulators.get(endpoint.model).reply(call)
             if self.on_reply is not None:
                 self.on_reply(call, messages, reply)
             return reply
@@ -161,11 +178,6 @@ class OpenAIRuntime:
         if self.on_reply is not None:
             self.on_reply(call, messages, reply)
         return reply
-
-    def _simulator(self, model: str) -> SimulatedReplies:
-        if model not in self._simulated:
-            self._simulated[model] = SimulatedReplies(model, **self.madsim_args)
-        return self._simulated[model]
 
     async def gather(self, *calls: Awaitable[T]) -> list[T]:
         return list(await asyncio.gather(*calls))

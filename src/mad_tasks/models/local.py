@@ -34,6 +34,11 @@ DEMO_DATA = "demo_yesno.jsonl"
 # what the demo's eval may spend on one call before Inspect gives up on it: a dead or wedged
 # endpoint ends the run instead of holding it (a call waits behind the others on one server)
 DEMO_RETRIES, DEMO_TIMEOUT = 3, 600
+# Where a reply ends besides a new turn: the base model, shown its peers' replies as `--- agent_2
+# ---` blocks, goes on to write more of them (other agents' replies, more ANSWER lines), and the
+# reader rightly abstains on a reply with conflicting answers. Stopping there halved the demo's
+# time and cut its unreadable answers from 18 to 12 of 90 over three demos (docs/local-model.md).
+DEMO_STOP = "\n---"
 
 
 def inspect_hint(server: Server) -> str:
@@ -42,7 +47,7 @@ def inspect_hint(server: Server) -> str:
         f"at {server.base_url}\n"
         f"Point Inspect at it with:\n"
         f"  inspect eval mad_tasks/strategyqa --model {MODEL} "
-        f"--model-base-url {server.base_url} --max-tokens 128 ...\n"
+        f"--model-base-url {server.base_url} --max-tokens 128 --stop-seqs $'\\n---' ...\n"
         f"or: export LLAMA_CPP_PYTHON_BASE_URL={server.base_url}  (then --model {MODEL})"
     )
 
@@ -67,7 +72,7 @@ def demo(
                 "-T", f"data_path={data}", "--limit", str(limit), "--log-dir", log_dir,
                 "--max-tokens", str(max_tokens), "--temperature", "0.7",
                 "--max-retries", str(DEMO_RETRIES), "--timeout", str(DEMO_TIMEOUT),
-                *(extra or []),
+                "--stop-seqs", DEMO_STOP, *(extra or []),
             ]  # fmt: skip
             print("+", " ".join(cmd[2:]), flush=True)
             start = time.monotonic()

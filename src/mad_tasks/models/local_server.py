@@ -143,8 +143,9 @@ def fatal_line(log_path: Path) -> str | None:
 def death_message(pid: int, log_path: Path, when: str) -> str:
     child = _children.get(pid)
     status = child.poll() if child is not None else None
-    how = exit_description(status) if status is not None else fatal_line(log_path)
-    ended = f"ended with {how}" if status is not None else (f"ended ({how})" if how else "ended")
+    fault = fatal_line(log_path)
+    ended = "ended" if status is None else f"ended with {exit_description(status)}"
+    ended += f" ({fault})" if fault else ""
     return f"the llama.cpp server (pid {pid}) {ended} {when}; its log: {log_path}"
 
 

@@ -8,7 +8,8 @@ token usage and log-probabilities, and the same `-M` arguments as keyword argume
 there is no running sample whose target it could read, so it knows the gold answers only from
 `answers=<file>` (JSONL records with `question` and `answer`, as the StrategyQA files have):
 without one, or for a question the file does not hold, every agent abstains, which the record
-shows, rather than any answer being made up.
+shows, rather than any answer being made up; the first such question logs one warning for the
+model (per run: a host keeps one model), naming `answers`.
 """
 
 from __future__ import annotations

@@ -28,9 +28,11 @@ format its prompt's answer instruction names; a request no responder answers, a 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import random
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,8 @@ from .sim_acting import ToolCallPlan, plan
 from .simulated import NO_ANSWER, RESPONDERS, SURE_RIGHT, SURE_WRONG, Turn, digest, is_gold
 
 KNOWN: set[str] = set()  # the names registered in Inspect's model database
+logger = logging.getLogger(__name__)
+_WARNING = threading.Lock()
 MEDIA_TOKENS = 256  # input tokens per non-text part (image, audio, ...): about a small image's bill
 
 
@@ -109,7 +113,9 @@ class SimulatedModel(ModelAPI):
         self.seed = seed
         self.usage = usage
         self.logprobs = logprobs
+        self.answers_file = answers
         self.gold_by_question = _load_answers(answers) if answers else {}
+        self.warned = False  # a question without a gold answer was reported
 
     def canonical_name(self) -> str:
         return f"madsim/{self.model_name}"  # the name a price file gives it
@@ -174,9 +180,34 @@ class SimulatedModel(ModelAPI):
         if raw is None:
             state = sample_state()
             raw = state.target.text if state is not None and state.target.text else None
+            if raw is None:
+                self._no_gold(in_sample=state is not None)
         if raw is None or fmt is None:
             return None
         return fmt.extract(f"ANSWER: {raw}")
+
+    def _no_gold(self, in_sample: bool) -> None:
+        """Say once per model (per run: Inspect, lm-eval's `mad` and a completion function each
+        keep one) that its agents abstain for want of a gold answer, and where to give one."""
+        with _WARNING:  # a completion function's model answers from many threads
+            if self.warned:
+                return
+            self.warned = True
+        given = " and ".join(
+            (["the sample has no target"] if in_sample else [])
+            + [
+                f"the `answers` file {self.answers_file} does not hold the question"
+                if self.answers_file
+                else "no `answers` file was given"
+            ]
+        )
+        logger.warning(
+            f"{self.canonical_name()} knows no gold answer for a question ({given}), so its "
+            "agents abstain on it: every such answer is empty, never a guess. Outside an Inspect "
+            "sample it knows the gold answers only from `answers`, a JSONL file of `question` and "
+            "`answer` (-M answers=<file>; madsim_args={'answers': <file>} for a completion "
+            "function; inner_args answers=<file> for lm-eval). Said once per run."
+        )
 
 
 def _load_answers(path: str) -> dict[str, str]:

@@ -5,23 +5,48 @@ Tokens are counted as this run spent them: a reply served from Inspect's cache c
 `cached_input_tokens`/`cached_output_tokens` (and `cached_calls`), not in `input_tokens`/
 `output_tokens`, so a cached re-run spends 0 tokens here as in Inspect's own usage. A reply that
 reported no usage counts in `calls_without_usage`, never as 0 tokens. `cost` is in dollars as
-Inspect priced each call; without a price it is unscored with the reason, never 0. Each call, token
-and cost figure's metadata holds it per role (`by_role`), and `calls` the model each role ran on
-(`roles`).
+Inspect priced each call, and the results state it per 1,000 samples (`usd_per_1k`: a sample
+costs a fraction of a cent, which a mean shows as 0.000); without a price it is absent (neither 0
+nor NaN) and `calls` says why (`cost_unknown`). Each call, token and cost figure's metadata holds it
+per role (`by_role`), and `calls` the model each role ran on (`roles`).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from inspect_ai.scorer import Scorer, Target
+from inspect_ai.log import EvalScore
+from inspect_ai.scorer import Metric, SampleScore, Scorer, Target, Value, metric
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.records import TOTALS, CallRecord, dollars
-from .figures import Figure, Missing, Reading, family
+from .figures import Absent, Figure, Missing, Reading, family
+
+PER = 1000  # the samples the results state a cost for
+PER_SAMPLES = "usd_per_1k"  # its metric's name in the results: dollars per 1,000 samples
+
+
+@metric
+def usd_per_1k() -> Metric:
+    """Dollars per 1,000 samples: the mean of the samples' dollars times 1,000. Nothing over no
+    priced sample (Inspect then lists no value, rather than NaN)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        spent = [s.score.as_float() for s in scores]
+        return {PER_SAMPLES: PER * statistics.fmean(spent) if spent else None}
+
+    return compute
+
+
+def dollars_per_sample(score: EvalScore) -> float | None:
+    """The mean dollars per sample of the results' `cost`; None without the figure."""
+    got = score.metrics.get(PER_SAMPLES)
+    return None if got is None else got.value / PER
+
 
 FIGURES = [
     Figure("rounds", "The last answer round's number: every method counts its first answers as "
@@ -40,8 +65,9 @@ FIGURES = [
     Figure("calls_without_usage", "Replies whose provider reported no token usage (counted here, "
            "never as 0 tokens)."),
     Figure("cost", "Dollars this run spent on the calls, as Inspect priced them from its price "
-           "table (--model-cost-config); a cached reply cost nothing. Unscored when a model has "
-           "no price, never 0."),
+           "table (--model-cost-config); a cached reply cost nothing. The results state it per "
+           "1,000 samples. Absent when a model has no price, never 0.",
+           [usd_per_1k()], averaged=False),
     Figure("critical_path", "The longest chain of model calls and tool calls in which each "
            "waited for the one before: the calls a sample's time cannot go below."),
     Figure("answer_changes", "How often an agent's answer differed from its previous round's."),
@@ -64,7 +90,9 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     metadata["cost"] = {"by_role": by_role_cost}
     cost = dollars(result.calls)
     values: dict[str, int | float | Missing] = {**result.stats()}
-    values["cost"] = unpriced_cost(result.calls) if cost is None else cost
+    if cost is None:
+        metadata["calls"]["cost_unknown"] = unpriced_cost(result.calls)
+    values["cost"] = Absent(metadata["calls"]["cost_unknown"]) if cost is None else cost
     if any(c.depth == 0 for c in result.calls):
         values["critical_path"] = Missing(
             "a record written before mad_tasks counted each call's place in its chain"
@@ -72,13 +100,13 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     return Reading(values, metadata)
 
 
-def unpriced_cost(calls: Sequence[CallRecord]) -> Missing:
+def unpriced_cost(calls: Sequence[CallRecord]) -> str:
     """Why a debate's dollars are unknown: a reply without usage, or a model without a price."""
     spent = [c for c in calls if not c.cached and c.cost is None]
     if any(c.tokens is None for c in spent):
-        return Missing("a reply reported no token usage, so nothing could price it")
+        return "a reply reported no token usage, so nothing could price it"
     roles = ", ".join(dict.fromkeys(c.role for c in spent))
-    return Missing(
+    return (
         f"no price for the model of {roles}: give its price per million tokens in a file passed "
         "with --model-cost-config (docs/costs.md)"
     )

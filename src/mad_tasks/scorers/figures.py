@@ -16,7 +16,9 @@ off: no swap, no challenge) is `NotApplicable` and left out there. A figure that
 sample does not have (no usage reported, no vote held) is `Score.unscored` with the reason: the
 metrics and the epoch reducer leave it out, the viewer shows "(scored/total)" beside the figure and
 the reason on the sample's Scoring tab. Run as a scorer (`inspect score --scorer
-mad_tasks/<name>`), a figure that does not apply is unscored with its reason too. Every score's
+mad_tasks/<name>`), a figure that does not apply is unscored with its reason too. A figure whose
+lack is itself the answer (`Absent`: no price, so no dollars) is left out everywhere, asked or not:
+no sample holds a NaN for it, and a run where no sample has it lists no such figure. Every score's
 explanation says what the figure counts. A metric of this package that computes more than a mean
 returns its values by name (`{"tie_rate": 0.2}`), so the log names them without the `mad_tasks/`
 prefix Inspect gives a package's scalar metrics: no figure name carries a prefix.
@@ -58,6 +60,13 @@ class NotApplicable(Missing):
 
 
 @dataclass(frozen=True)
+class Absent(Missing):
+    """A figure a sample has no value for, where having none is what there is to say (a model
+    without a price: no dollars). Left out of the sample's scores whether a task's scorer asked for
+    it or not, so that no screen shows a NaN for it; the reason is the family's to record."""
+
+
+@dataclass(frozen=True)
 class Reading:
     """One sample's figures of a family: a number, or why there is none, per figure name; and
     what a figure's score metadata adds (the figure per role, the record it came from)."""
@@ -71,6 +80,7 @@ class Figure:
     name: str
     meaning: str  # what it counts, in a sentence: every score's explanation, and the docstring
     metrics: Sequence[Metric] = ()  # besides the mean
+    averaged: bool = True  # False: `metrics` alone (a mean the results would show as 0.000)
 
 
 Reader = Callable[[TaskState, Target], Reading | Missing]
@@ -98,9 +108,11 @@ def memo(read: Reader) -> Reader:
 
 
 def _score(figure: Figure, got: Reading | Missing, asked: bool) -> Score | None:
-    """The figure's score; None where it does not apply and nobody `asked` (a solver writing
-    the figures of its run, rather than a task's scorer)."""
+    """The figure's score; None where it is `Absent`, and where it does not apply and nobody
+    `asked` (a solver writing the figures of its run, rather than a task's scorer)."""
     value = got if isinstance(got, Missing) else got.values[figure.name]
+    if isinstance(value, Absent):
+        return None
     if isinstance(value, NotApplicable):
         if not asked:
             return None
@@ -122,7 +134,8 @@ def figure_scorer(figure: Figure, read: Reader) -> Callable[[], Scorer]:
 
     build.__name__ = build.__qualname__ = figure.name
     build.__doc__ = figure.meaning
-    return scorer(metrics=[mean(), *figure.metrics], name=figure.name)(build)
+    averaged = [mean()] if figure.averaged else []
+    return scorer(metrics=[*averaged, *figure.metrics], name=figure.name)(build)
 
 
 @dataclass(frozen=True)

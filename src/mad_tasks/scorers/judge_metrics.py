@@ -150,6 +150,8 @@ def not_measured(method: str | None, record: JudgeRecord | None, swap: bool) -> 
             "-S swap=true judge the pair in both orders",
             "early_stop": f"{who} is no D3 judge: only samre can stop before its round limit",
         }
+    if record.unheard is not None:
+        return dict.fromkeys(("position_consistent", "early_stop"), f"no hearing: {record.unheard}")
     why = {}
     if record.position_consistent is None:
         why["position_consistent"] = (

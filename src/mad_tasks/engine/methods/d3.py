@@ -380,6 +380,20 @@ class Court:
 Hold = Callable[[Court], Awaitable[Hearing]]
 
 
+def unheard(pair: Pair) -> tuple[str | None, str] | None:
+    """The verdict on a pair with an empty answer (nothing but whitespace) and why no court sits
+    for it; None when both answers hold text. An empty answer responds to nothing, so the other
+    one wins without a hearing; two empty answers leave nothing to judge, so the judge abstains
+    (never a tie: no answer is no ground for a verdict)."""
+    empty = [side for side, text in zip(SIDES, (pair.a, pair.b)) if not text.strip()]
+    if not empty:
+        return None
+    if len(empty) == 2:
+        return None, "both answers are empty, so there is nothing to judge"
+    side = empty[0]
+    return flip(side), f"answer {side} is empty, so answer {flip(side)} wins without a hearing"
+
+
 async def decide(
     session: Session,
     pair: Pair,
@@ -389,8 +403,23 @@ async def decide(
     options: dict[str, Any],
     bias_note: bool = False,
 ) -> DebateResult:
-    """Hold the hearing in the given order and, with swap, in the reversed one (concurrently)."""
+    """Hold the hearing in the given order and, with swap, in the reversed one (concurrently);
+    none for a pair with an empty answer (`unheard`)."""
     rt = session.runtime
+    options = {"swap": swap.enabled, "swap_resolution": swap.resolution, **options}
+    blank = unheard(pair)
+    if blank is not None:
+        final, why = blank
+        record = JudgeRecord(
+            verdict=final,
+            position_consistent=None,
+            max_rounds=options.get("max_rounds"),
+            token_budget_enforced=None,
+            hearings=[],
+            unheard=why,
+        )
+        rt.info("verdict", verdict_report(record))
+        return DebateResult(method, final, [], session.calls, options=options, record=record)
     orders = [("AB", pair)] + ([("BA", pair.swapped())] if swap.enabled else [])
 
     courts: list[Court] = []
@@ -440,7 +469,7 @@ async def decide(
         final=final,
         answers=[a for court, _ in held for a in court.answers],
         calls=session.calls,
-        options={"swap": swap.enabled, "swap_resolution": swap.resolution, **options},
+        options=options,
         record=record,
     )
     return replace(result, stopped=next((c.stopped for c, _ in held if c.stopped), None))
@@ -566,8 +595,10 @@ def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> 
 def verdict_report(record: JudgeRecord) -> str:
     """The verdict and the rule that gave it: per hearing the jury or the judge (saying when the
     jury overrode the judge), and with swap how the two orders combined."""
-    swapped = len(record.hearings) > 1
     lines = [f"**Verdict** → **{_verdict(record.verdict)}**"]
+    if record.unheard is not None:
+        return f"{lines[0]}, without a hearing: {record.unheard}"
+    swapped = len(record.hearings) > 1
     if not swapped:
         h = record.hearings[0]
         lines[0] += f", decided by {_hearing_rule(h)}"

@@ -85,20 +85,24 @@ class JudgeRecord(MethodRecord):
     max_rounds: int | None  # SAMRE's round limit; None for judges without one
     token_budget_enforced: bool | None  # SAMRE with a budget: False once a reply had no usage
     hearings: list[Hearing]  # the order as given first, then the reversed one with swap
+    # why no court sat (an empty answer: `d3.unheard`); then there is no hearing
+    unheard: str | None = None
 
     def stats(self) -> dict[str, Any]:
         """What the judge metrics read: the verdict, whether it is an abstention, and the costs
-        and dynamics behind it. rounds is the mean over the hearings, early_stop the share of them
-        that stopped before `max_rounds` (None without a limit), tokens and calls the sums (tokens
-        None when a reply reported no usage), unscored the judge passes without readable totals,
-        abstentions the jurors without a readable vote."""
+        and dynamics behind it. rounds is the mean over the hearings (0 without one), early_stop
+        the share of them that stopped before `max_rounds` (None without a limit or a hearing),
+        tokens and calls the sums (tokens None when a reply reported no usage), unscored the judge
+        passes without readable totals, abstentions the jurors without a readable vote."""
         hearings, limit = self.hearings, self.max_rounds
         tokens = [h.tokens for h in hearings]
         return {
             "verdict": self.verdict,
             "abstained": self.verdict is None,
-            "rounds": statistics.mean(h.rounds for h in hearings),
-            "early_stop": statistics.mean(h.rounds < limit for h in hearings) if limit else None,
+            "rounds": statistics.mean(h.rounds for h in hearings) if hearings else 0,
+            "early_stop": (
+                statistics.mean(h.rounds < limit for h in hearings) if limit and hearings else None
+            ),
             "stop_reasons": [h.stop_reason for h in hearings],
             "tokens": None if None in tokens else sum(t for t in tokens if t is not None),
             "calls": sum(h.calls for h in hearings),

@@ -22,7 +22,7 @@ from ..options import (
 from ..protocols.pd3 import GROUPINGS, LABEL_NUMBERS
 from . import pd3_prompts as prompts
 
-# Caps on the counts that multiply a query's calls (README, "Option checks and limits"); `agents`
+# Caps on the counts that multiply a query's calls (docs/options.md, "Option checks"); `agents`
 # and `debate_rounds` take the project's MAX_AGENTS and MAX_ROUNDS.
 MAX_GROUPS = 200  # groups per query (paper: 15; its group-size sweep at most 20)
 MAX_QUERY_CALLS = 3000  # groups x calls per group (paper: 150; its sweeps at most 420)

@@ -13,7 +13,7 @@ from typing import Any
 from ..checks import OptionError, boolean, integer, number, one_of, optional
 from ..options import MAX_TEMPERATURE, Generation, option
 
-# Caps on the counts that multiply a pair's calls (README, "Option checks and limits")
+# Caps on the counts that multiply a pair's calls (docs/options.md, "Option checks")
 MAX_EVIDENCE = 20  # excerpts per persona per self-deliberation (reference: 5)
 MAX_PREEMPT = 10  # segments judged per opponent claim (reference: 2), one relevance call each
 MAX_CLAIMS = 10  # claims per persona (reference: 3; its schema allows 10)
