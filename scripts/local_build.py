@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
     if not built:
         print(
             f"scripts/local_build.py: compiling {PACKAGE} {version} for {build_level} "
-            "(10-15 minutes on 2 cores, once)",
+            "(about 6 minutes on 2 cores, once)",
             flush=True,
         )
         env = {
