@@ -27,7 +27,7 @@ from inspect_ai import Task, eval
 
 from mad_tasks import solvers
 from mad_tasks._inspect_sample import STORE_KEY
-from mad_tasks.engine.methods.tod_records import TreeRecord
+from mad_tasks.engine.methods.tod.records import TreeRecord
 from mad_tasks.engine.records import DebateResult, token_totals
 from mad_tasks.tasks.paper_compare import paper_compare
 

@@ -23,11 +23,11 @@ from mad_tasks.engine.answers import (
     without_answer_lines,
 )
 from mad_tasks.engine.confidence import parse_confidence, without_confidence
-from mad_tasks.engine.methods.cortex_similarity import read_similarity
-from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Evaluation
-from mad_tasks.engine.methods.decision_challenge import read_verdict
-from mad_tasks.engine.methods.personas import parse_persona, personas_in
-from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
+from mad_tasks.engine.methods.cortex.similarity import read_similarity
+from mad_tasks.engine.methods.d3.court import SCORES, VERDICT, Evaluation
+from mad_tasks.engine.methods.decision.challenge import read_verdict
+from mad_tasks.engine.methods.decision.personas import parse_persona, personas_in
+from mad_tasks.engine.methods.tod.judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.consensus import agrees
 from mad_tasks.engine.protocols.d3 import parse_criteria
 from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score

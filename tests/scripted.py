@@ -18,10 +18,10 @@ from inspect_ai.dataset import Sample
 
 from mad_tasks._registry import SOLVERS as REGISTERED
 from mad_tasks.engine.catalogue import CATALOGUE
-from mad_tasks.engine.methods.d3 import Pair
-from mad_tasks.engine.methods.pd3_feedback import SidePair
-from mad_tasks.engine.methods.pd3_query import Retrieval
-from mad_tasks.engine.methods.tod_papers import PaperPair
+from mad_tasks.engine.methods.d3.court import Pair
+from mad_tasks.engine.methods.pd3.feedback import SidePair
+from mad_tasks.engine.methods.pd3.query import Retrieval
+from mad_tasks.engine.methods.tod.papers import PaperPair
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Acting, Call, Reply, Room, Steps, Usage
 from mad_tasks.engine.session import Problem, Session

@@ -16,8 +16,8 @@ from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.d3 import VERDICT, Pair
-from mad_tasks.engine.methods.samre import samre
+from mad_tasks.engine.methods.d3.court import VERDICT, Pair
+from mad_tasks.engine.methods.d3.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
 from mad_tasks.engine.records import DEBATE_STATS, CallRecord, reply_tokens, token_totals
 from mad_tasks.engine.requests import DefenceRequest, ScoreRequest

@@ -14,8 +14,8 @@ from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import Choice
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.decision import decision_debate
-from mad_tasks.engine.methods.decision_options import DecisionConfig
+from mad_tasks.engine.methods.decision.debate import decision_debate
+from mad_tasks.engine.methods.decision.options import DecisionConfig
 from mad_tasks.engine.protocols.voting import (
     BallotKind,
     BallotRules,

@@ -17,10 +17,10 @@ from test_sim import draws, running
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.answers import YesNo
-from mad_tasks.engine.methods import decision_prompts as prompts
-from mad_tasks.engine.methods.decision_challenge import FIXED_IRRELEVANT, adopted, read_verdict
-from mad_tasks.engine.methods.decision_options import DecisionConfig
-from mad_tasks.engine.methods.decision_records import DecisionRecord
+from mad_tasks.engine.methods.decision import prompts
+from mad_tasks.engine.methods.decision.challenge import FIXED_IRRELEVANT, adopted, read_verdict
+from mad_tasks.engine.methods.decision.options import DecisionConfig
+from mad_tasks.engine.methods.decision.records import DecisionRecord
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (
     AnswerRequest,

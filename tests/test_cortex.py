@@ -27,15 +27,14 @@ from scripted import (
 from mad_tasks.engine.answers import Choice, FreeText, YesNo
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question, media_of
-from mad_tasks.engine.methods.cortex import (
-    CortexOptions,
-    ModelSize,
+from mad_tasks.engine.methods.cortex.debate import (
     cortex,
     initial_prompt,
     regeneration_prompt,
 )
-from mad_tasks.engine.methods.cortex_records import CortexRecord
-from mad_tasks.engine.methods.cortex_similarity import read_similarity
+from mad_tasks.engine.methods.cortex.options import CortexOptions
+from mad_tasks.engine.methods.cortex.records import CortexRecord, ModelSize
+from mad_tasks.engine.methods.cortex.similarity import read_similarity
 from mad_tasks.engine.protocols import cortex as rules
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import AnswerRequest, ConfidenceRequest, SimilarityRequest

@@ -19,13 +19,14 @@ from scripted import ScriptedRuntime, last_user, prefix_share, recorded, seriali
 from mad_tasks.engine import prompts
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods import d3, d3_options
-from mad_tasks.engine.methods.d3 import SCORES, VERDICT, Pair, single_judge
-from mad_tasks.engine.methods.d3_options import PERSONAS, Jury, Swap
-from mad_tasks.engine.methods.d3_records import JudgeRecord
-from mad_tasks.engine.methods.more import more
-from mad_tasks.engine.methods.peer_discussion import DiscussionOptions, peer_discussion
-from mad_tasks.engine.methods.samre import samre
+from mad_tasks.engine.methods.d3 import court as d3
+from mad_tasks.engine.methods.d3 import options as d3_options
+from mad_tasks.engine.methods.d3.court import SCORES, VERDICT, Pair, single_judge
+from mad_tasks.engine.methods.d3.more import more
+from mad_tasks.engine.methods.d3.options import PERSONAS, Jury, Swap
+from mad_tasks.engine.methods.d3.peer_discussion import DiscussionOptions, peer_discussion
+from mad_tasks.engine.methods.d3.records import JudgeRecord
+from mad_tasks.engine.methods.d3.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import DefenceRequest, ScoreRequest, VerdictRequest

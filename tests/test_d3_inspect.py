@@ -31,8 +31,8 @@ from testdata import STRATEGYQA as STRATEGYQA_DEV
 
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.d3 import Pair
-from mad_tasks.engine.methods.d3_options import SamreOptions
+from mad_tasks.engine.methods.d3.court import Pair
+from mad_tasks.engine.methods.d3.options import SamreOptions
 from mad_tasks.engine.requests import DefenceRequest, Request, ScoreRequest, VerdictRequest
 from mad_tasks.inspect_runtime import current_call
 from mad_tasks.scorers._options import ScorerOptionError

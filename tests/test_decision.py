@@ -26,10 +26,10 @@ from scripted import (
 
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods import decision_prompts as prompts
-from mad_tasks.engine.methods.decision import decision_debate
-from mad_tasks.engine.methods.decision_options import DecisionConfig
-from mad_tasks.engine.methods.decision_records import DecidedAt, DecisionRecord
+from mad_tasks.engine.methods.decision import prompts
+from mad_tasks.engine.methods.decision.debate import decision_debate
+from mad_tasks.engine.methods.decision.options import DecisionConfig
+from mad_tasks.engine.methods.decision.records import DecidedAt, DecisionRecord
 from mad_tasks.engine.protocols.voting import BallotRules
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (

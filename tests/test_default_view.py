@@ -14,10 +14,10 @@ from testdata import FIXTURES, MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks import _inspect_sample, solvers
 from mad_tasks.engine.catalogue import CATALOGUE
-from mad_tasks.engine.methods.d3 import Pair
-from mad_tasks.engine.methods.pd3_feedback import SidePair
-from mad_tasks.engine.methods.pd3_query import Retrieval
-from mad_tasks.engine.methods.tod_papers import PaperPair
+from mad_tasks.engine.methods.d3.court import Pair
+from mad_tasks.engine.methods.pd3.feedback import SidePair
+from mad_tasks.engine.methods.pd3.query import Retrieval
+from mad_tasks.engine.methods.tod.papers import PaperPair
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.scorers.cortex_stats import FIGURES as CORTEX
 from mad_tasks.scorers.debate_stats import FIGURES as COSTS

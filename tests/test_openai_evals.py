@@ -23,7 +23,7 @@ from scripted import SOLVERS
 from mad_tasks.engine.catalogue import CATALOGUE
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Msg
-from mad_tasks.engine.methods.d3 import Pair
+from mad_tasks.engine.methods.d3.court import Pair
 from mad_tasks.engine.runtime import Call
 from mad_tasks.hosts.ideal_form import spelling
 from mad_tasks.hosts.openai_evals import (

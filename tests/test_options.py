@@ -28,8 +28,8 @@ import mad_tasks._registry
 from mad_tasks.engine import checks as opt
 from mad_tasks.engine.catalogue import CATALOGUE
 from mad_tasks.engine.checks import OptionError
-from mad_tasks.engine.methods.pd3_options import PD3Options
-from mad_tasks.engine.methods.tod_options import TREE_STAGES
+from mad_tasks.engine.methods.pd3.options import PD3Options
+from mad_tasks.engine.methods.tod.options import TREE_STAGES
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats

@@ -27,9 +27,8 @@ from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
 from mad_tasks.engine.limits import within_limits
-from mad_tasks.engine.methods import pd3_prompts
-from mad_tasks.engine.methods.pd3 import pd3
-from mad_tasks.engine.methods.pd3_baselines import (
+from mad_tasks.engine.methods.pd3 import prompts as pd3_prompts
+from mad_tasks.engine.methods.pd3.baselines import (
     dense,
     lexical,
     lexical_top_k,
@@ -39,8 +38,8 @@ from mad_tasks.engine.methods.pd3_baselines import (
     reranker,
     rouge,
 )
-from mad_tasks.engine.methods.pd3_feedback import SidePair, feedback, feedback_pair, predict
-from mad_tasks.engine.methods.pd3_options import (
+from mad_tasks.engine.methods.pd3.feedback import SidePair, feedback, feedback_pair, predict
+from mad_tasks.engine.methods.pd3.options import (
     MAX_GROUPS,
     MAX_QUERY_CALLS,
     FeedbackOptions,
@@ -48,9 +47,10 @@ from mad_tasks.engine.methods.pd3_options import (
     PD3Options,
     PointwiseOptions,
 )
-from mad_tasks.engine.methods.pd3_prompts import project_view
-from mad_tasks.engine.methods.pd3_query import full_text, result_line
-from mad_tasks.engine.methods.pd3_records import FeedbackRecord, PD3Record, Project
+from mad_tasks.engine.methods.pd3.prompts import project_view
+from mad_tasks.engine.methods.pd3.query import full_text, result_line
+from mad_tasks.engine.methods.pd3.records import FeedbackRecord, PD3Record, Project
+from mad_tasks.engine.methods.pd3.tournament import pd3
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import ConclusionRequest, DuplicationRequest, PicksRequest
 from mad_tasks.engine.runtime import Call, LimitReached

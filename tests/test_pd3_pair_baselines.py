@@ -16,8 +16,8 @@ from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.embeddings import HashingEmbedder
-from mad_tasks.engine.methods.pd3_feedback import SidePair
-from mad_tasks.engine.methods.pd3_pair_baselines import (
+from mad_tasks.engine.methods.pd3.feedback import SidePair
+from mad_tasks.engine.methods.pd3.pair_baselines import (
     MAX_REFERENCES,
     PairPointwiseOptions,
     PairScoresRecord,
@@ -27,7 +27,7 @@ from mad_tasks.engine.methods.pd3_pair_baselines import (
     pair_scores,
     similarity_scorer,
 )
-from mad_tasks.engine.methods.pd3_records import Project
+from mad_tasks.engine.methods.pd3.records import Project
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import DuplicationRequest
 from mad_tasks.engine.runtime import Call

@@ -19,7 +19,7 @@ from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from mad_tasks._inspect_sample import NO_RESULT, save_result
-from mad_tasks.engine.methods.pd3_records import (
+from mad_tasks.engine.methods.pd3.records import (
     Cut,
     Decision,
     FeedbackRecord,

@@ -16,8 +16,8 @@ from scripted import ScriptedRuntime
 from test_pd3_engine import CANDIDATES, GOLD, IDS, QUERY, Script, record_of, session_for
 
 from mad_tasks.engine.checks import OptionError
-from mad_tasks.engine.methods.pd3_records import Project
-from mad_tasks.engine.methods.pd3_tourrank import TourRankOptions, tourrank
+from mad_tasks.engine.methods.pd3.records import Project
+from mad_tasks.engine.methods.pd3.tourrank import TourRankOptions, tourrank
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import PicksRequest
 from mad_tasks.engine.runtime import Call, LimitReached

@@ -13,9 +13,9 @@ import pytest
 from scripted import ScriptedRuntime, recorded, transcript_text
 
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.d3 import VERDICT, Pair
-from mad_tasks.engine.methods.d3_transitions import verdict_transitions
-from mad_tasks.engine.methods.peer_discussion import DiscussionOptions, peer_discussion
+from mad_tasks.engine.methods.d3.court import VERDICT, Pair
+from mad_tasks.engine.methods.d3.peer_discussion import DiscussionOptions, peer_discussion
+from mad_tasks.engine.methods.d3.transitions import verdict_transitions
 from mad_tasks.engine.requests import VerdictRequest
 from mad_tasks.engine.runtime import Call, LimitReached, Reply, Usage
 from mad_tasks.engine.session import Problem, Session

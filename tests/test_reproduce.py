@@ -26,7 +26,7 @@ from testdata import STRATEGYQA
 from mad_tasks import reproduce
 from mad_tasks.cli import main
 from mad_tasks.engine.answers import make_format
-from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord
+from mad_tasks.engine.methods.d3.records import Evaluation, Hearing, JudgeRecord
 from mad_tasks.engine.methods.on_demand_records import OnDemandRecord
 from mad_tasks.engine.protocols.d3 import Verdict
 from mad_tasks.engine.records import AgentAnswer, DebateResult

@@ -14,8 +14,8 @@ from test_decision import Script, msg
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.baselines import Spend, self_consistency
-from mad_tasks.engine.methods.decision import decision_debate
-from mad_tasks.engine.methods.decision_options import DecisionConfig
+from mad_tasks.engine.methods.decision.debate import decision_debate
+from mad_tasks.engine.methods.decision.options import DecisionConfig
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.runtime import Call, Reply, Runtime

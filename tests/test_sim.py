@@ -20,9 +20,11 @@ from testdata import MT_BENCH_PAIRS, STRATEGYQA
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.content import Msg
-from mad_tasks.engine.methods import d3, decision_prompts, personas
-from mad_tasks.engine.methods.cortex_similarity import read_similarity
-from mad_tasks.engine.methods.tod_judge import read_level, read_marks, read_preference
+from mad_tasks.engine.methods.cortex.similarity import read_similarity
+from mad_tasks.engine.methods.d3 import court as d3
+from mad_tasks.engine.methods.decision import personas
+from mad_tasks.engine.methods.decision import prompts as decision_prompts
+from mad_tasks.engine.methods.tod.judge import read_level, read_marks, read_preference
 from mad_tasks.engine.protocols.pd3 import read_picks, read_result, read_score
 from mad_tasks.engine.protocols.tod import (
     json_object,

@@ -24,8 +24,8 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 from testdata import FIXTURES
 
 from mad_tasks._inspect_sample import STORE_KEY
-from mad_tasks.engine.methods.tod_papers import Paper, chunk, clean
-from mad_tasks.engine.methods.tod_records import TreeRecord
+from mad_tasks.engine.methods.tod.papers import Paper, chunk, clean
+from mad_tasks.engine.methods.tod.records import TreeRecord
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (
     ArgumentRequest,

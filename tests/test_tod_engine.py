@@ -19,8 +19,9 @@ from scripted import ScriptedRuntime, recorded, transcript_text
 
 from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods import tod_prompts
-from mad_tasks.engine.methods.tod import (
+from mad_tasks.engine.methods.tod import prompts as tod_prompts
+from mad_tasks.engine.methods.tod.baselines import NO_PAPER_SUMMARY, single_stage, two_stage
+from mad_tasks.engine.methods.tod.debate import (
     DROPPED,
     LEAF,
     NO_CLAIMS,
@@ -29,11 +30,10 @@ from mad_tasks.engine.methods.tod import (
     _tree_markdown,
     tree_of_debate,
 )
-from mad_tasks.engine.methods.tod_baselines import NO_PAPER_SUMMARY, single_stage, two_stage
-from mad_tasks.engine.methods.tod_options import SamplingOptions, TreeOptions
-from mad_tasks.engine.methods.tod_papers import Paper, PaperPair
-from mad_tasks.engine.methods.tod_records import NOT_ADDRESSED, Fallback, Node, TreeRecord
-from mad_tasks.engine.methods.tod_summary import ABSTAIN
+from mad_tasks.engine.methods.tod.options import SamplingOptions, TreeOptions
+from mad_tasks.engine.methods.tod.papers import Paper, PaperPair
+from mad_tasks.engine.methods.tod.records import NOT_ADDRESSED, Fallback, Node, TreeRecord
+from mad_tasks.engine.methods.tod.summary import ABSTAIN
 from mad_tasks.engine.protocols.tod import SCHEMAS
 from mad_tasks.engine.records import DebateResult
 from mad_tasks.engine.requests import (

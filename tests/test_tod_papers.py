@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods import tod_papers
-from mad_tasks.engine.methods.tod_options import TreeOptions
-from mad_tasks.engine.methods.tod_papers import (
+from mad_tasks.engine.methods.tod import papers as tod_papers
+from mad_tasks.engine.methods.tod.options import TreeOptions
+from mad_tasks.engine.methods.tod.papers import (
     EmbeddingRetriever,
     Paper,
     PaperPair,

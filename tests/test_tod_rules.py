@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mad_tasks.engine.methods.tod_options import MAX_CLAIMS, MAX_SUBTOPICS
-from mad_tasks.engine.methods.tod_records import (
+from mad_tasks.engine.methods.tod.options import MAX_CLAIMS, MAX_SUBTOPICS
+from mad_tasks.engine.methods.tod.records import (
     NOT_ADDRESSED,
     Argument,
     Claim,

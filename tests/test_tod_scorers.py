@@ -22,7 +22,7 @@ from scripted import ScriptedRuntime
 from mad_tasks._inspect_sample import NO_RESULT, save_result
 from mad_tasks.engine.answers import FreeText
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.tod_judge import (
+from mad_tasks.engine.methods.tod.judge import (
     REMINDER,
     Level,
     Marks,
@@ -39,8 +39,8 @@ from mad_tasks.engine.methods.tod_judge import (
     rubric_schema,
     win_value,
 )
-from mad_tasks.engine.methods.tod_papers import Paper, PaperPair
-from mad_tasks.engine.methods.tod_records import (
+from mad_tasks.engine.methods.tod.papers import Paper, PaperPair
+from mad_tasks.engine.methods.tod.records import (
     Argument,
     Debate,
     Deliberation,

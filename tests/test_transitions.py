@@ -23,7 +23,7 @@ from mad_tasks._inspect_sample import NO_RESULT
 from mad_tasks.debate_columns import DebateColumns
 from mad_tasks.engine.answers import YesNo
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord
+from mad_tasks.engine.methods.d3.records import Evaluation, Hearing, JudgeRecord
 from mad_tasks.engine.methods.du_debate import du_debate
 from mad_tasks.engine.methods.on_demand_records import OnDemandRecord
 from mad_tasks.engine.methods.reconcile_records import ConfidentAnswer, ReconcileRecord

@@ -14,8 +14,8 @@ from inspect_ai.log import EvalSample, resolve_sample_attachments
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from testdata import MT_BENCH_PAIRS, STRATEGYQA
 
-from mad_tasks.engine.methods.d3 import verdict_report
-from mad_tasks.engine.methods.d3_records import Evaluation, Hearing, JudgeRecord, JurorVote
+from mad_tasks.engine.methods.d3.court import verdict_report
+from mad_tasks.engine.methods.d3.records import Evaluation, Hearing, JudgeRecord, JurorVote
 from mad_tasks.engine.protocols.d3 import Verdict
 from mad_tasks.engine.viewer_text import MAX_CELL, table
 from mad_tasks.solvers import (

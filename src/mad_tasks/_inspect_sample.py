@@ -15,7 +15,7 @@ from inspect_ai.solver import TaskState
 from ._inspect_compat import task_name
 from .engine.answers import AnswerFormat, infer_format, make_format
 from .engine.content import Msg, Part, Question, compose
-from .engine.methods.d3 import VERDICT
+from .engine.methods.d3.court import VERDICT
 from .engine.records import DebateResult
 from .engine.runtime import Budget
 from .engine.session import Problem, Session

@@ -11,26 +11,24 @@ from __future__ import annotations
 from .methods import (
     baselines,
     chateval,
-    cortex,
-    d3,
-    decision,
     du_debate,
     group_debate,
-    more,
     neighbor_debate,
-    pd3,
-    pd3_baselines,
-    pd3_feedback,
-    pd3_pair_baselines,
-    pd3_tourrank,
-    peer_discussion,
     peer_review,
     reconcile,
-    samre,
-    tod,
-    tod_baselines,
 )
+from .methods.cortex import debate as cortex
+from .methods.d3 import court as d3
+from .methods.d3 import more, peer_discussion, samre
+from .methods.decision import debate as decision
 from .methods.on_demand import on_demand_spec
+from .methods.pd3 import baselines as pd3_baselines
+from .methods.pd3 import feedback as pd3_feedback
+from .methods.pd3 import pair_baselines as pd3_pair_baselines
+from .methods.pd3 import tournament as pd3
+from .methods.pd3 import tourrank as pd3_tourrank
+from .methods.tod import baselines as tod_baselines
+from .methods.tod import debate as tod
 from .spec import Catalogue
 
 CATALOGUE = Catalogue(
@@ -50,7 +48,7 @@ CATALOGUE = Catalogue(
     *tod.SPECS,  # tree_of_debate, tod_no_tree, tod_no_sd
     *tod_baselines.SPECS,  # single_stage, two_stage
     *pd3.SPECS,  # pd3, llm_voting
-    *pd3_baselines.SPECS,  # listwise, pointwise, bm25, rouge_l, dense, random_k
+    *pd3_baselines.SPECS,  # listwise, pointwise, bm25, rouge_l, dense, reranker, random_k
     pd3_tourrank.SPEC,
     pd3_feedback.SPEC,
     *pd3_pair_baselines.SPECS,  # pair_similarity, pair_pointwise

@@ -103,8 +103,8 @@ class VerdictRequest(Request):
     b: str
 
 
-# -- Tree-of-Debate (engine/methods/tod.py): every reply is a JSON object (its schema goes with the
-# call, `Sampling.schema`); `author` is 0 or 1, the paper's Author 0 and Author 1
+# -- Tree-of-Debate (engine/methods/tod/debate.py): every reply is a JSON object (its schema goes
+# with the call, `Sampling.schema`); `author` is 0 or 1, the paper's Author 0 and Author 1
 
 
 @dataclass(frozen=True)
@@ -183,8 +183,8 @@ class PreferenceRequest(Request):
     b: str
 
 
-# -- PD³ (engine/methods/pd3.py): candidates are shown by anonymous labels; `ids` are the same
-# candidates' corpus ids, in the same order, for whatever must know them (the simulated model)
+# -- PD³ (engine/methods/pd3/tournament.py): candidates are shown by anonymous labels; `ids` are the
+# same candidates' corpus ids, in the same order, for whatever must know them (the simulated model)
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ class DuplicationRequest(Request):
     ids: tuple[str, ...]
 
 
-# -- the decision debates' challenge stage (engine/methods/decision.py, seed 004 §4.2)
+# -- the decision debates' challenge stage (engine/methods/decision/debate.py, seed 004 §4.2)
 
 
 @dataclass(frozen=True)

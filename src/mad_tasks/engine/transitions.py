@@ -20,7 +20,7 @@ method kept, with no model call.
   agent order being the order their `no_decision` fallback also favours.
 - A record whose answer is no answer to the question (a summary, a ranking: its class's
   `answers_with`) has no transitions.
-- A judge's first verdict against its final one: `methods/d3_transitions.py`.
+- A judge's first verdict against its final one: `methods/d3/transitions.py`.
 - An abstention (no readable answer or verdict) is never right.
 """
 

@@ -39,8 +39,8 @@ from ..engine.answers import AnswerFormat, make_format
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, integer, one_of, optional, text
 from ..engine.content import Msg, Part, Question, Role, compose, text_of
-from ..engine.methods.d3 import VERDICT, Pair
-from ..engine.methods.d3_options import CourtOptions
+from ..engine.methods.d3.court import VERDICT, Pair
+from ..engine.methods.d3.options import CourtOptions
 from ..engine.options import Answering, Generation
 from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply

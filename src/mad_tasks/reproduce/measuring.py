@@ -19,8 +19,8 @@ from inspect_ai.util import registry_create
 from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
 from .._inspect_sample import STORE_KEY
 from ..engine.answers import AnswerFormat
-from ..engine.methods.cortex_records import CortexRecord
-from ..engine.methods.d3_records import JudgeRecord
+from ..engine.methods.cortex.records import CortexRecord
+from ..engine.methods.d3.records import JudgeRecord
 from ..engine.methods.on_demand_records import OnDemandRecord
 from ..engine.protocols.majority import majority_vote
 from ..engine.records import TOKEN_FIGURES, AgentAnswer, DebateResult, dollars, token_totals

@@ -12,7 +12,7 @@ from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
-from ..engine.methods.cortex_records import CortexRecord
+from ..engine.methods.cortex.records import CortexRecord
 from .figures import Figure, Missing, NotApplicable, Reading, family
 
 NOT_CORTEX = "no CortexDebate record in the sample store"

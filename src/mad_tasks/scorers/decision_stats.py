@@ -39,7 +39,7 @@ from .._inspect_sample import NO_RESULT, load_result
 from ..engine.answers import AnswerFormat, infer_format, make_format
 from ..engine.checks import optional
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
-from ..engine.methods.decision_records import DecisionRecord
+from ..engine.methods.decision.records import DecisionRecord
 from ..engine.options import embedder_spec
 from ..engine.records import DebateResult
 from ._epochs import by_sample

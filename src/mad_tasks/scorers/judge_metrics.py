@@ -39,8 +39,8 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import load_result
 from ..engine.answers import Choice
-from ..engine.methods.d3 import VERDICT, explanation
-from ..engine.methods.d3_records import JudgeRecord
+from ..engine.methods.d3.court import VERDICT, explanation
+from ..engine.methods.d3.records import JudgeRecord
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.protocols.d3 import cohen_kappa as kappa
 from ..engine.records import DebateResult

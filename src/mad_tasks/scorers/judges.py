@@ -28,9 +28,9 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import judge_session, question_of
 from ..engine.catalogue import CATALOGUE
-from ..engine.methods.d3 import Pair, explanation
-from ..engine.methods.d3_options import MoreJudgeOptions, SamreJudgeOptions
-from ..engine.methods.d3_records import JudgeRecord
+from ..engine.methods.d3.court import Pair, explanation
+from ..engine.methods.d3.options import MoreJudgeOptions, SamreJudgeOptions
+from ..engine.methods.d3.records import JudgeRecord
 from ..inspect_runtime import MAIN_MODEL, SETUP, InspectRuntime
 from ._options import ScorerOptionError, takes
 from .judge_metrics import COURT, judgment_metadata, judgments

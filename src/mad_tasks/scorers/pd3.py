@@ -50,7 +50,7 @@ from inspect_ai.util import registry_info
 
 from .._inspect_sample import NO_RESULT, load_result
 from ..engine.checks import integer
-from ..engine.methods.pd3_records import FeedbackRecord, PD3Record
+from ..engine.methods.pd3.records import FeedbackRecord, PD3Record
 from ..engine.options import Options, option
 from ..engine.protocols.pd3 import match_counts, origin, overlap, prec_at_k, weighted
 from ._epochs import by_sample

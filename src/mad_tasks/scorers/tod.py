@@ -6,7 +6,7 @@ The judges see the sample's topic (its input as the dataset gave it, every part)
 (`kind` "method" or "task", or `method_or_task` 0/1, in the metadata) and both papers' title,
 abstract and introduction (`paper_a`, `paper_b`). Their calls run on the `grader` role; left
 unbound, it falls back to the model under evaluation, which `grader_fallback` governs as for
-`more_judge` (warn, error, allow). Scores (engine/methods/tod_judge.py for the rules):
+`more_judge` (warn, error, allow). Scores (engine/methods/tod/judge.py for the rules):
 
 - `tod_factuality`: the mean of the 1/0 marks of the summary's sentences x 100;
 - `tod_breadth`, `tod_contextualization`: the level 0-4 x 25;
@@ -43,7 +43,7 @@ from inspect_ai.solver import TaskState
 from .._inspect_sample import NO_RESULT, load_result, question_of
 from ..engine.answers import FreeText
 from ..engine.catalogue import CATALOGUE
-from ..engine.methods.tod_judge import (
+from ..engine.methods.tod.judge import (
     GRADER,
     KINDS,
     LEVELS,
@@ -57,9 +57,9 @@ from ..engine.methods.tod_judge import (
     grade,
     prefer,
 )
-from ..engine.methods.tod_options import SamplingOptions
-from ..engine.methods.tod_papers import PaperPair, pair_of_metadata
-from ..engine.methods.tod_records import TreeRecord
+from ..engine.methods.tod.options import SamplingOptions
+from ..engine.methods.tod.papers import PaperPair, pair_of_metadata
+from ..engine.methods.tod.records import TreeRecord
 from ..engine.records import CallRecord, DebateResult, token_totals
 from ..engine.session import Problem, Session
 from ..inspect_runtime import SETUP, InspectRuntime

@@ -20,8 +20,8 @@ from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
-from ..engine.methods.d3_records import JudgeRecord
-from ..engine.methods.d3_transitions import verdict_transitions
+from ..engine.methods.d3.records import JudgeRecord
+from ..engine.methods.d3.transitions import verdict_transitions
 from ..engine.protocols.d3 import SIDES, TIE
 from ..engine.records import DebateResult
 from ..engine.transitions import TRANSITIONS, Transitions, answer_transitions

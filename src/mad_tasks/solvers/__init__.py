@@ -20,10 +20,10 @@ from .._aliases import register_short_aliases
 from .._inspect_sample import save_result
 from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError
-from ..engine.methods.d3 import Pair
-from ..engine.methods.pd3_feedback import SidePair
-from ..engine.methods.pd3_query import Retrieval
-from ..engine.methods.tod_papers import PaperPair
+from ..engine.methods.d3.court import Pair
+from ..engine.methods.pd3.feedback import SidePair
+from ..engine.methods.pd3.query import Retrieval
+from ..engine.methods.tod.papers import PaperPair
 from ..engine.options import options_factory
 from ..engine.records import DebateResult
 from ..engine.spec import MethodSpec, Run

@@ -14,8 +14,8 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import judge_session, question_of
-from ..engine.methods.d3 import Pair
-from ..engine.methods.d3_options import CourtOptions
+from ..engine.methods.d3.court import Pair
+from ..engine.methods.d3.options import CourtOptions
 from ..engine.records import DebateResult
 from ..engine.spec import Run
 from ..inspect_runtime import InspectRuntime

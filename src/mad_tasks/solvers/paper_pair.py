@@ -16,8 +16,8 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import question_of
 from ..engine.answers import FreeText
-from ..engine.methods.tod_options import SamplingOptions
-from ..engine.methods.tod_papers import PaperPair, pair_of_metadata
+from ..engine.methods.tod.options import SamplingOptions
+from ..engine.methods.tod.papers import PaperPair, pair_of_metadata
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session
 from ..engine.spec import Run

@@ -19,9 +19,9 @@ from inspect_ai.solver import TaskState
 
 from .._inspect_sample import question_of
 from ..engine.answers import FreeText
-from ..engine.methods.pd3_feedback import Side, SidePair
-from ..engine.methods.pd3_query import Retrieval
-from ..engine.methods.pd3_records import Project
+from ..engine.methods.pd3.feedback import Side, SidePair
+from ..engine.methods.pd3.query import Retrieval
+from ..engine.methods.pd3.records import Project
 from ..engine.options import Generation, Options
 from ..engine.records import DebateResult
 from ..engine.session import Problem, Session

@@ -23,7 +23,7 @@ from inspect_ai.solver import Solver, prompt_template
 
 from ..engine.checks import optional, text
 from ..engine.content import Question, text_of
-from ..engine.methods.d3 import Pair
+from ..engine.methods.d3.court import Pair
 from ..scorers.judge_metrics import CHOICES, judge_agreement, verdict_stats
 from ..solvers import samre
 from ._bench import (

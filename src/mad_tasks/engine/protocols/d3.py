@@ -307,7 +307,7 @@ def anonymise(text: str, names: Sequence[str]) -> str:
 def discussion_verdict(
     final: str, stated: Sequence[tuple[int, str | None]], discussed: bool = True
 ) -> str | None:
-    """A peer discussion's verdict (PRD, methods/peer_discussion.py) from the preferences in the
+    """A peer discussion's verdict (PRD, methods/d3/peer_discussion.py) from the preferences in the
     order stated, (reviewer, side or None): the last
     stated one, or with `agreement` both reviewers' latest when they agree (none otherwise).
     Without a discussion turn (`discussed` false) `last_turn` reads the reviews as the first

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from ..methods.tod_options import EXPAND_RULES, MAX_CLAIMS, MAX_SUBTOPICS
-from ..methods.tod_records import Argument, Claim, Node
+from ..methods.tod.options import EXPAND_RULES, MAX_CLAIMS, MAX_SUBTOPICS
+from ..methods.tod.records import Argument, Claim, Node
 
 # -- rules -----------------------------------------------------------------------------------------
 

@@ -58,9 +58,10 @@ SUMMARY_SENTENCES = {"tree": (6, 8), "summaries": (5, 6), "papers": (5, 6), "pap
     PreferenceRequest,
 )
 def tree_json(turn: Turn, asks: PaperRequest) -> str:
-    """A JSON reply built from the request's values (keys as protocols/tod.py and tod_judge.py
-    read them). Grades and preferences follow `accuracy`: a more accurate grader marks more
-    sentences accurate, gives higher levels and prefers the richer summary more often."""
+    """A JSON reply built from the request's values (keys as protocols/tod.py and
+    methods/tod/judge.py read them). Grades and preferences follow `accuracy`: a more accurate
+    grader marks more sentences accurate, gives higher levels and prefers the richer summary more
+    often."""
     rng = turn.rng
     if turn.unreadable():
         return "(This agent weighs both papers but writes no JSON.)"

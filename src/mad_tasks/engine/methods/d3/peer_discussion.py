@@ -1,0 +1,195 @@
+"""Peer Discussion, the "D" of PRD (Li, Patel and Du 2024, "PRD: Peer Rank and Discussion Improve
+Large Language Model based Evaluations"): seed 002's PRD baseline, a pairwise judge.
+
+1. Two reviewers each review the pair on their own and at once: an explanation, then a preference,
+   Answer A, Answer B or the two equally good (a tie).
+2. They discuss, one turn each in turn, reviewer 1 first: each turn reads the question, both
+   answers, both reviews and every earlier turn, says whether its preference changes and why, and
+   states it again. `turns` (the authors' code: max_turn 4) turns in all; the code stops no
+   earlier, and neither does this.
+3. The verdict (`final`): the last preference stated (`last_turn`, the default: the reviewer who
+   had the last word, having read everything; with no turn, the side more reviews prefer, a
+   split being a tie), or, with `agreement`, the reviewers' latest preferences when they agree
+   and no verdict when they do not. The authors' code records every turn's preference and
+   states no rule.
+A limit of the run ends the discussion: the statements made so far decide (none made: no
+verdict), and the record says where it stopped.
+With `swap`, a second hearing judges the answers reversed, as every D3 judge does; orders that
+disagree give a tie. The reviewers are the roles `reviewer_1` and `reviewer_2` (PRD pairs two
+different models: bind them with --model-role); an unreadable preference is asked again (`retries`)
+and then counts as none, never as a tie.
+
+Ours, recorded: the discussion is one prompt per turn holding the transcript so far, where the
+code appends turns to each reviewer's chat history; reviewer 1 always opens, where the code also
+runs a second discussion with reviewer 2 opening (bind the roles the other way round for it); the
+prompts are our own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ... import prompts, viewer_text
+from ...answers import Choice
+from ...checks import boolean, integer, one_of
+from ...content import Content, Msg
+from ...limits import LimitReached
+from ...options import MAX_RETRIES, MAX_ROUNDS, Generation, option
+from ...protocols.d3 import FINALS, TIE, Verdict, discussion_verdict
+from ...records import AgentAnswer, DebateResult
+from ...requests import VerdictRequest
+from ...session import Session
+from ...spec import MethodSpec
+from .court import Court, Pair, after_pair, block, decide
+from .options import Swap
+from .records import REVIEW, Hearing, JurorVote
+
+# the letters a reviewer answers with: A, B, or C for two answers of equal quality
+PREFERENCE = Choice(("Answer A", "Answer B", "The two answers are equally good"))
+SIDE = {"A": "A", "B": "B", "C": TIE}
+REVIEWERS = ("reviewer_1", "reviewer_2")
+
+
+@dataclass(frozen=True)
+class DiscussionOptions(Generation):
+    turns: int = option(
+        4,
+        "discussion turns after the two reviews, reviewer 1 first, then in turn (the authors' "
+        "code: 4); 0 keeps the reviews only.",
+        lambda name, v: integer(name, v, 0, MAX_ROUNDS),
+    )
+    final: str = option(
+        "last_turn",
+        "the verdict: last_turn (the last stated preference) or agreement (the reviewers' latest "
+        "preferences when they agree, else no verdict).",
+        lambda name, v: one_of(name, v, FINALS),
+    )
+    swap: bool = option(
+        False,
+        "also judge the answers reversed; orders that disagree give a tie.",
+        boolean,
+    )
+    retries: int = option(
+        1,
+        "follow-ups for a review or turn without a readable preference before it counts as none.",
+        lambda name, v: integer(name, v, 0, MAX_RETRIES),
+    )
+
+
+def review_prompt(pair: Pair, reviewer: int) -> Content:
+    return after_pair(
+        pair,
+        f"You are reviewer {reviewer} of two answers to the question above. Compare them and "
+        "explain your evaluation in full. The order in which the answers are shown must not "
+        "sway you. Then state which answer you prefer. " + PREFERENCE.instruction(),
+    )
+
+
+def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequence[str]) -> Content:
+    other = 2 if reviewer == 1 else 1
+    shown = [block(f"Review of reviewer {i}", text) for i, text in enumerate(reviews, 1)]
+    if said:
+        turns = "\n\n".join(
+            f"Reviewer {1 + i % 2}, turn {i + 1}:\n{text.strip()}" for i, text in enumerate(said)
+        )
+        shown.append(block("Discussion so far", turns))
+    return after_pair(
+        pair,
+        *shown,
+        f"You are reviewer {reviewer}, discussing your reviews with reviewer {other}. Read the "
+        "reviews and the discussion above, decide whether to change your preference, and explain "
+        "why. Then state which answer you prefer now. " + PREFERENCE.instruction(),
+    )
+
+
+async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions) -> DebateResult:
+    async def hold(court: Court) -> Hearing:
+        rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b)
+        made: list[tuple[int, int, JurorVote]] = []  # (reviewer, round, statement), in order
+
+        async def state(reviewer: int, round: int, prompt: Content, what: str) -> JurorVote:
+            name = court.prefix + REVIEWERS[reviewer - 1]
+            asked = await court.session.ask(
+                name, REVIEWERS[reviewer - 1], [Msg("user", prompt)], what, round,
+                PREFERENCE.extract, prompts.reminder(PREFERENCE), asks=asks,
+            )  # fmt: skip
+            side = None if asked.value is None else SIDE[asked.value]
+            return JurorVote(name, what, side, asked.replies[-1], len(asked.replies))
+
+        async def review(reviewer: int) -> JurorVote | LimitReached:
+            try:
+                return await state(reviewer, 1, review_prompt(court.pair, reviewer), REVIEW)
+            except LimitReached as limit:  # the other review may still finish
+                return limit
+
+        async with rt.span("reviews"):
+            reviewed = await rt.gather(review(1), review(2))
+        made += [(r, 1, v) for r, v in zip((1, 2), reviewed) if isinstance(v, JurorVote)]
+        cut = next((v for v in reviewed if isinstance(v, LimitReached)), None)
+        if cut is not None:
+            if not made:
+                raise cut  # no statement at all: no verdict to give
+            court.stop(cut, "the reviews", "the finished review")
+        reviews = [v.rationale for _, _, v in made]
+        turn = 0
+        while cut is None and turn < opts.turns:
+            turn += 1
+            reviewer = 1 + (turn - 1) % 2
+            prompt = turn_prompt(court.pair, reviewer, reviews, [v.rationale for *_, v in made[2:]])
+            try:
+                async with rt.span(f"turn {turn}"):
+                    made.append((reviewer, turn + 1, await state(reviewer, turn + 1, prompt,
+                                                                 f"turn {turn}")))  # fmt: skip
+            except LimitReached as limit:  # the statements made so far decide
+                court.stop(limit, f"turn {turn}", "the preferences stated before it")
+                break
+        statements = [v for *_, v in made]
+        court.answers += [
+            AgentAnswer(v.juror, n, v.rationale, v.vote, v.attempts) for _, n, v in made
+        ]
+        stated = [(r, v.vote) for r, _, v in made]
+        winner = discussion_verdict(opts.final, stated, discussed=len(made) > 2)
+        latest = {r: side for r, side in stated if side is not None}
+        votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
+        verdict = Verdict(winner, votes, sum(side is None for _, side in stated), False, None)
+        rt.info("discussion", _markdown(statements, winner, opts.final))
+        return Hearing(
+            order=court.order,
+            rounds=len(made) - len(reviews),
+            defences=[],
+            evaluations=[],
+            stop_reason=None,
+            jury=statements,
+            verdict=verdict,
+            transcript="\n\n".join(f"{s.juror} ({s.persona}):\n{s.rationale}" for s in statements),
+            tokens=court.tokens(),
+            calls=len(court.session.calls),
+        )
+
+    options = {"turns": opts.turns, "final": opts.final}
+    return await decide(session, pair, "peer_discussion", hold, Swap(opts.swap), options)
+
+
+def _markdown(statements: Sequence[JurorVote], winner: str | None, final: str) -> str:
+    rows = [(s.juror, s.persona, s.vote or "(none readable)", s.attempts) for s in statements]
+    rule = (
+        "the last stated preference"
+        if final == "last_turn"
+        else "both reviewers' latest preferences, when they agree"
+    )
+    return (
+        f"**Peer discussion** → **{winner or 'no verdict'}** (final={final}: {rule})\n\n"
+        f"{viewer_text.table(['reviewer', 'statement', 'preference', 'attempts'], rows, right={3})}"
+    )
+
+
+SPEC = MethodSpec(
+    "peer_discussion",
+    "PRD's peer discussion: two reviewers review the pair, then discuss it turn by turn; the "
+    "last stated preference is the verdict.",
+    DiscussionOptions,
+    lambda o, setup: lambda s, pair: peer_discussion(s, pair, o),
+    reads=Pair,
+    roles=lambda o: REVIEWERS,
+)

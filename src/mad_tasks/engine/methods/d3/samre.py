@@ -1,0 +1,206 @@
+"""SAMRE, Single-Advocate Multi-Round Evaluation with budgeted stopping (D3, Algorithm 2).
+
+One advocate per answer. For r = 1..max_rounds:
+1. both advocates write at once, each reading only round r-1 material: its own and its opponent's
+   previous defence and the judge's previous evaluation (the paper's symmetric rule; the reference
+   code let the second speaker read the first one's current argument);
+2. the judge scores both defences on the six criteria and writes feedback, seeing its own earlier
+   totals;
+3. the stop rule reads the score gaps and the tokens spent so far, measured from the replies' usage,
+   and ends the debate when it fires (protocols.d3.stop_reason). Replies served from a response
+   cache count with the tokens they first cost, so a cached re-run stops where the first run did.
+   A reply without usage makes the total unknown: the budget can no longer fire, which an info
+   event says once per hearing and the record keeps (`token_budget_enforced` False).
+Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
+gap. A limit of the run (or `-S budget`) reached in round r ends the hearing there: the judge's
+scores up to round r-1 decide, with no jury (engine/limits.py); with `look_ahead` a round that
+would pass a limit, estimated from the rounds before it, is not started. `summarize` condenses each
+defence before anyone reads it, as the reference code does.
+
+Every call shows the pair (the question with all its parts, then both answers) first, except:
+- the summaries (`summarize`): each condenses one defence and reads only that defence, as the
+  reference code's summarizer does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+from ...limits import LimitReached, looked_ahead, next_round_fits
+from ...protocols.d3 import SIDES, StopRule, flip, stop_reason
+from ...records import DebateResult
+from ...session import Session
+from ...spec import MethodSpec
+from . import court as d3
+from .court import Court, Hearing, Pair, judge_roles
+from .options import Jury, SamreOptions, Swap
+from .records import Defence, Evaluation, JudgeRecord
+
+NO_ROUND = "no answer: no round was complete"
+ADVOCATE_WORDS = 100
+SUMMARY_WORDS = 50
+UNENFORCED = (
+    "The token budget of {budget} cannot be enforced: by round {round} a reply reported no token "
+    "usage, so the tokens spent are unknown and the debate runs on the other stop rules."
+)
+
+
+def progress(round: int, max_rounds: int, earlier: list[tuple[int, int] | None]) -> str:
+    shown = ", ".join(f"({s[0]}, {s[1]})" if s else "unscored" for s in earlier)
+    return f"This is round {round} of at most {max_rounds}." + (
+        f" Your totals (A, B) in the earlier rounds: {shown}." if earlier else ""
+    )
+
+
+def stop_rules(rule: StopRule) -> str:
+    """The stop rules in words, checked in this order after every round."""
+    if rule.stopping == "signed":
+        steady = (
+            f"the last {rule.window} gaps (A − B) span less than {rule.eps:g} points and do not "
+            "change side"
+        )
+    else:
+        steady = (
+            f"the sizes |A − B| of the last {rule.window} gaps span less than {rule.eps:g} "
+            "points and neither strictly rise nor fall"
+        )
+    steady += f", after at least {rule.min_rounds} rounds"
+    rules = [f"`converged`: {steady}"]
+    if rule.decisive_gap is not None:
+        rules.append(f"`decisive`: a gap of at least {rule.decisive_gap:g} points")
+    if rule.token_budget is not None:
+        rules.append(f"`token_budget`: more than {rule.token_budget} tokens spent")
+    rules.append(f"`max_rounds`: round {rule.max_rounds} done")
+    return "Stop rules, in order: " + "; ".join(rules) + "."
+
+
+async def samre(
+    session: Session,
+    pair: Pair,
+    rule: StopRule = StopRule(),
+    summarize: bool = False,
+    jury: Jury = Jury(),
+    swap: Swap = Swap(),
+    bias_note: bool = False,
+) -> DebateResult:
+    unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
+
+    async def speak(
+        court: Court, r: int, previous: dict[str, Defence], feedback: str | None
+    ) -> tuple[dict[str, Defence], Evaluation]:
+        """Round `r`: both advocates' defences (summarised with `summarize`), then the judge's
+        evaluation of them."""
+        p = court.pair
+        async with court.rt.span(f"round {r}"):
+            spoken = await court.rt.gather(
+                *(
+                    court.argue(
+                        f"advocate_{side.lower()}",
+                        side,
+                        r,
+                        d3.advocate_prompt(
+                            p,
+                            side,
+                            ADVOCATE_WORDS,
+                            own=previous[side].text if previous else None,
+                            opponent=previous[flip(side)].text if previous else None,
+                            evaluation=feedback,
+                        ),
+                    )
+                    for side in SIDES
+                )
+            )
+            if summarize:
+                spoken = await court.rt.gather(
+                    *(
+                        court.argue(
+                            f"advocate_{d.side.lower()}",
+                            d.side,
+                            r,
+                            d3.summary_prompt(d.text, d.side, SUMMARY_WORDS),
+                            kind="summary",
+                        )
+                        for d in spoken
+                    )
+                )
+            spoken_by = {d.side: d for d in spoken}
+            earlier = [e.scores for e in court.evaluations]
+            evaluation = await court.evaluate(
+                r,
+                d3.judge_prompt(
+                    p,
+                    spoken_by["A"].text,
+                    spoken_by["B"].text,
+                    progress(r, rule.max_rounds, earlier),
+                    court.bias_note,
+                ),
+            )
+            return spoken_by, evaluation
+
+    async def hold(court: Court) -> Hearing:
+        rt = court.rt
+        previous: dict[str, Defence] = {}
+        reason = None
+        for r in range(1, rule.max_rounds + 1):
+            feedback = court.evaluations[-1].shown() if court.evaluations else None
+            done = [
+                [c for c in court.session.calls if c.round == n] for n in range(max(1, r - 2), r)
+            ]
+            # both orders (with swap) spend the sample's limits and the budget at once
+            orders = 2 if swap.enabled else 1
+            ahead = next_round_fits(court.session, done, parallel=orders) if r > 1 else None
+            if ahead is not None:  # the round would not fit: it is not started
+                court.stop(ahead, looked_ahead(ahead, r), f"the judge's scores up to round {r - 1}")
+                reason = "limit"
+                break
+            try:
+                previous, evaluation = await speak(court, r, previous, feedback)
+            except LimitReached as limit:  # the judge's last complete evaluation decides
+                decided = f"the judge's scores up to round {r - 1}" if r > 1 else NO_ROUND
+                court.stop(limit, f"round {r}", decided)
+                reason = "limit"
+                break
+            tokens = court.tokens()
+            reason = stop_reason([e.gap for e in court.evaluations], tokens, rule)
+            if tokens is None and rule.token_budget is not None and court.order not in unenforced:
+                unenforced.append(court.order)
+                rt.info("token budget", UNENFORCED.format(budget=rule.token_budget, round=r))
+            spent = "unknown" if tokens is None else tokens
+            rt.info(
+                f"round {r}",
+                d3.evaluation_report(
+                    evaluation,
+                    f"; {spent} tokens so far; stop: {reason or 'no, go on'}",
+                    stop_rules(rule),
+                ),
+            )
+            if reason:
+                break
+        shown = [d for d in court.defences if d.kind == ("summary" if summarize else "argument")]
+        return await court.deliberate(jury, shown, [e.scores for e in court.evaluations], reason)
+
+    options = {
+        **asdict(rule),
+        "summarize": summarize,
+        "jurors": jury.size,
+        "personas": jury.personas,
+        "persona_subset": jury.subset,
+        "tiebreak": jury.tiebreak,
+    }
+    result = await d3.decide(session, pair, "samre", hold, swap, options, bias_note)
+    assert isinstance(result.record, JudgeRecord)
+    enforced = None if rule.token_budget is None else not unenforced
+    result.record = replace(result.record, token_budget_enforced=enforced)
+    return result
+
+
+SPEC = MethodSpec(
+    "samre",
+    "SAMRE: one advocate per answer, rounds of defence and scored feedback, budgeted stopping.",
+    SamreOptions,
+    lambda o, setup: (
+        lambda s, pair: samre(s, pair, o.rule, o.summarize, o.jury, o.positions, o.bias_note)
+    ),
+    reads=Pair,
+    roles=judge_roles,
+)

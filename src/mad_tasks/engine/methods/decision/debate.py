@@ -1,0 +1,675 @@
+"""Kaesberg et al. (2025), "Voting or Consensus? Decision-Making in Multi-Agent Debate".
+
+Per sample, N agents (optionally with expert personas made by their own model) discuss in turns until
+the decision protocol decides or `max_turns` runs out:
+
+1. Memory paradigm: in every turn the agents speak in a fixed order. Each sees the messages of the
+   last `memory_window` turns and those already given in the current turn (its own as its replies,
+   the others' under their persona's name) and the current solution: the solution of the latest
+   proposal (a draft or a disagreement). It proposes a solution, or improves the current one and
+   signals [AGREE] / [DISAGREE].
+   All-Agents Drafting (AAD): in turn 1 every agent drafts independently, with no history.
+   Collective Improvement (CI): turn 1 as AAD; in turn t > 1 every agent sees only its own and the
+   others' turn t-1 answers, and all agents speak at once.
+2. Each message's solution is read from its marked final answer (`extraction="marked"`), falling back
+   to the paper's extraction call, or always by the extraction call (`"call"`). An agreeing message
+   keeps the solution it agreed with.
+3. Consensus protocols check after every message (protocols/consensus.py). Voting protocols vote after
+   turn `vote_turn` and after every later turn until one candidate wins (protocols/voting.py): each
+   agent's latest solution is a candidate (an agent without a readable solution offers none), every
+   agent casts a ballot, invalid ballots are asked again within `vote_retries`. Solution counting
+   (`protocol="counting"`) counts the candidates' answers instead of asking for ballots.
+4. No decision by `max_turns`: voting returns the first agent's candidate (`no_decision`), consensus
+   the latest proposal's solution; `decision_success` is then False. Without such a solution (no
+   agent ever had one, say) there is no answer: the debate abstains, never picks another at random.
+5. The challenge stage (`challenge`, off by default; the paper's §4.2 ablation, App. E.3 prompts):
+   after the decision every agent, at once, judges a final answer (the decision's, with or without
+   the discussion, or a wrong or irrelevant one the `challenger` role writes in its place while the
+   debate runs; the paper used Qwen2-7B for those, MALLM's code hard-codes the irrelevant one:
+   `challenge_irrelevant`) with
+   the exact word AGREE or DISAGREE, and a disagreeing agent gives a new answer. The paper reports
+   the challenge rate and that re-answering never helps, so the decision's answer stays final unless
+   `challenge_adopt=majority`. Its Wikipedia-RAG setting is not offered (no retrieval service).
+
+Every call shows the question with all its parts, first in its first user message (prompt caches):
+a call made in the agent's persona opens with the agent's system message, the persona calls and
+plain extractions with the question itself. No call leaves the question out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from ... import prompts as base_prompts
+from ...content import Msg, compose
+from ...embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
+from ...limits import LimitReached, stop_at
+from ...protocols import consensus, voting
+from ...protocols.voting import BallotRules, Parsed
+from ...records import AgentAnswer, DebateResult, Tally
+from ...requests import (
+    AnswerRequest,
+    BallotRequest,
+    ChallengeRequest,
+    CounterfeitRequest,
+    ExtractRequest,
+    ReasoningRequest,
+)
+from ...session import Asked, Session
+from ...spec import MethodSpec, Run, Setup
+from ..turns import agent_names
+from . import challenge as challenges
+from . import prompts, viewer
+from .options import DecisionConfig
+from .personas import Persona, expert_personas
+from .records import (
+    Ballot,
+    Candidate,
+    Challenge,
+    ChallengeVerdict,
+    ConsensusCheck,
+    Contribution,
+    DecidedAt,
+    DecisionRecord,
+    Outcome,
+    Vote,
+)
+
+CHALLENGER = "challenger"  # the model role (and agent name) that writes a replaced final answer
+# a replaced final answer: the challenger's reply (None: the fixed irrelevant answer), the answer
+# read from it (wrong only) and what the agents are shown (None: no wrong answer could be read)
+Counterfeit = tuple[str | None, str | None, str | None]
+
+
+# -- the debate ------------------------------------------------------------------------------------
+
+
+async def decision_debate(
+    session: Session, cfg: DecisionConfig, embedder: Embedder | None = None
+) -> DebateResult:
+    debate = _Debate(session, cfg)
+    replaced: Counterfeit | None = None
+    limit: LimitReached | None = None
+    try:
+        if cfg.challenge in challenges.REPLACED:
+            # the challenger needs only the task, so it writes while the debate runs
+            both = await session.runtime.gather(debate.run(), debate.counterfeit())
+            outcome, replaced = cast(Outcome, both[0]), cast(Counterfeit, both[1])
+        else:
+            outcome = await debate.run()
+    except LimitReached as reached:  # the turn in progress ends the debate, as max_turns does
+        limit, outcome = reached, debate.no_decision()
+    debate.announce(outcome)
+    challenged = cfg.challenge != "none" and limit is None  # no stage after a limit
+    challenge = await debate.challenge(outcome, replaced) if challenged else None
+    result = await debate.result(outcome, challenge, embedder or HashingEmbedder())
+    decided = f"the rule for no decision ({outcome.fallback_used}) after the turns that ran"
+    return stop_at(result, limit, f"turn {debate.turn}", decided)
+
+
+class _Debate:
+    def __init__(self, session: Session, cfg: DecisionConfig) -> None:
+        self.s, self.cfg = session, cfg
+        self.rt, self.fmt = session.runtime, session.problem.fmt
+        self.question = session.problem.question
+        self.names = agent_names(cfg.agents)
+        self.personas: dict[str, Persona] = {}
+        self.transcript: list[Contribution] = []
+        self.checks: list[ConsensusCheck] = []
+        self.votes: list[Vote] = []
+        self.turn = 0  # the turn in progress (0: the personas, before the first)
+
+    async def run(self) -> Outcome:
+        cfg = self.cfg
+        if cfg.personas == "expert":
+            async with self.rt.span("personas"):
+                made = await expert_personas(self.s, self.names, cfg.persona_calls)
+                self.personas = dict(zip(self.names, made))
+            self.rt.info("personas", viewer.persona_table(self.personas))
+        for turn in range(1, cfg.max_turns + 1):
+            self.turn = turn
+            async with self.rt.span(f"turn {turn}"):
+                agreed = await self.discuss(turn)
+            self.rt.info(
+                f"turn {turn}",
+                viewer.turn_table(
+                    turn, self.transcript, self.checks, self.fmt.describe, self.consensus_rule()
+                ),
+            )
+            if agreed:
+                proposal = self.latest_proposal()
+                assert proposal is not None  # a consensus always has a proposal with a solution
+                last = self.transcript[-1].agent
+                final = await self.final_answer(last, turn, proposal)
+                return self.decided(final, turn, last, proposal.agent)
+            if cfg.voting and turn >= cfg.vote_turn:
+                vote = await self.vote(turn)
+                if vote.winner is not None:
+                    won = vote.candidates[vote.winner]
+                    return self.decided(won.answer, turn, "vote", won.agents[0])
+        return self.no_decision()
+
+    # -- discussion ------------------------------------------------------------------------------
+
+    async def discuss(self, turn: int) -> bool:
+        """One turn; True when a consensus protocol is satisfied (checked after every message)."""
+        ci = self.cfg.paradigm == "ci"
+        if ci or (self.cfg.all_agents_draft and turn == 1):
+            # independent answers: nobody waits for anybody
+            batch = await self.rt.gather(
+                *(
+                    self.improve(name, turn)
+                    if ci and turn > 1
+                    else self.speak(name, turn, alone=True)
+                    for name in self.names
+                )
+            )
+            self.transcript += batch
+            return self.consensus_after(batch[-1])
+        for name in self.names:
+            self.transcript.append(await self.speak(name, turn))
+            if self.consensus_after(self.transcript[-1]):
+                return True
+        return False
+
+    async def speak(self, name: str, turn: int, alone: bool = False) -> Contribution:
+        """Memory paradigm: the window of history, the current solution, then propose or improve.
+
+        `alone`: a first draft that sees no one else (AAD and CI turn 1).
+        """
+        cfg = self.cfg
+        proposal = None if alone else self.latest_proposal()
+        current = proposal.solution if proposal is not None else None
+        window = [
+            c
+            for c in ([] if alone else self.transcript)
+            if cfg.memory_window is None or c.turn >= turn - cfg.memory_window
+        ]
+        shown = (
+            self.fmt.describe(current) if current is not None and cfg.style != "reasoning" else None
+        )
+        messages = [
+            self.system(name),
+            Msg("user", prompts.opening(self.question, shown, bool(window))),
+            *self.history(name, window),
+        ]
+        improve = current is not None
+        messages.append(Msg("user", prompts.instruction(cfg.style, improve, self.fmt, cfg.cot)))
+        asks = (
+            ReasoningRequest(agreement=improve)
+            if cfg.style == "reasoning"
+            else AnswerRequest(self.fmt, current=current, agreement=improve)
+        )
+        async with self.rt.agent_span(name):  # the message and its extraction call, together
+            reply = await self.s.call(name, name, _merged(messages), "discussion", turn, asks=asks)
+            agreement = consensus.agrees(reply.text) if improve else None
+            kind = "draft" if agreement is None else ("agree" if agreement else "disagree")
+            return await self.contribution(name, turn, reply.text, agreement, current, kind)
+
+    async def improve(self, name: str, turn: int) -> Contribution:
+        """Collective Improvement: own and others' previous-turn answers only, no turn order."""
+        previous = {c.agent: c for c in self.transcript if c.turn == turn - 1}
+
+        def shown(agent: str) -> str:
+            c = previous[agent]
+            if self.cfg.ci_context == "messages":
+                text = c.message
+            else:
+                text = (
+                    self.fmt.render(self.fmt.describe(c.solution))
+                    if c.solution is not None
+                    else "(no solution)"
+                )
+            persona = self.personas.get(agent)
+            return f"({persona.role})\n{text}" if persona and agent != name else text
+
+        others = [(agent, shown(agent)) for agent in self.names if agent != name]
+        update = prompts.ci_update(self.question, shown(name), others, self.fmt, self.cfg.cot)
+        messages = [self.system(name), Msg("user", update)]
+        solutions = (previous[a].solution for a in self.names if a != name)
+        asks = AnswerRequest(self.fmt, shown=tuple(s for s in solutions if s is not None))
+        async with self.rt.agent_span(name):  # the message and its extraction call, together
+            reply = await self.s.call(name, name, messages, "discussion", turn, asks=asks)
+            return await self.contribution(name, turn, reply.text, None, None, "improve")
+
+    async def contribution(
+        self,
+        name: str,
+        turn: int,
+        text: str,
+        agreement: bool | None,
+        current: str | None,
+        kind: str,
+    ) -> Contribution:
+        """Read the message's solution; an agreement keeps the solution it agreed with."""
+        mode = self.cfg.extraction_used
+        solution, how, calls = current, "none", 1
+        extracted: str | None
+        if not (agreement and mode == "marked"):
+            parsed = self.fmt.extract(text) if mode == "marked" else None
+            if parsed is not None:
+                extracted, how = parsed, "marked"
+            else:
+                answer = await self.extract(name, turn, text, "extract")
+                extracted, how, calls = answer.answer, "call", 1 + answer.attempts
+            solution = current if agreement else extracted
+        persona = self.personas.get(name)
+        return Contribution(
+            turn=turn, agent=name, persona=persona.role if persona else None, kind=kind,
+            message=text, solution=solution, agreement=agreement, extraction=how, calls=calls,
+        )  # fmt: skip
+
+    async def extract(self, name: str, turn: int, text: str, purpose: str) -> AgentAnswer:
+        """The paper's extraction call: the solution a text states, in the task's answer format.
+
+        After reasoning-only messages it asks the agent to conclude instead; voting candidates, a
+        consensus's final answer and conclusions are written as the agent (under its system
+        message: the discussion framing and its persona), message extraction without one.
+        """
+        conclude = self.cfg.style == "reasoning"
+        messages = [self.system(name)] if conclude or purpose in ("candidate", "final") else []
+        messages.append(Msg("user", prompts.extract(self.question, text, self.fmt, conclude)))
+        asks = ExtractRequest(self.fmt, text, conclude)
+        return await self.s.answer(name, name, messages, purpose, turn, asks=asks)
+
+    def consensus_after(self, message: Contribution) -> bool:
+        if self.cfg.voting:
+            return False
+        n = self.cfg.agents
+        rule = consensus.consensus_rule(self.cfg.protocol)
+        count = consensus.consensus_count([c.agreement for c in self.transcript], n)
+        proposal = self.latest_proposal()
+        # a proposal without a readable solution gives nothing to agree on
+        decided = (
+            rule.reached(count, n, self.cfg.strict)
+            and proposal is not None
+            and proposal.solution is not None
+        )
+        self.checks.append(
+            ConsensusCheck(message.turn, message.agent, count, n, rule.threshold, decided)
+        )
+        return decided
+
+    async def final_answer(self, last: str, turn: int, proposal: Contribution) -> str | None:
+        """The agreed proposal's solution; with `final_from=last_agent` (the paper's text), the
+        solution the agent that spoke last writes from it (E.1), the proposal's when its reply
+        states none."""
+        if self.cfg.final_from != "last_agent":
+            return proposal.solution
+        async with self.rt.span("final answer"):
+            written = await self.extract(last, turn, proposal.message, "final")
+        self.rt.info(
+            "final answer",
+            f"{last} wrote the final solution from {proposal.agent}'s agreed proposal: "
+            + (
+                self.fmt.describe(written.answer)
+                if written.answer is not None
+                else "none readable, so the proposal's solution stands"
+            ),
+        )
+        return written.answer if written.answer is not None else proposal.solution
+
+    def latest_proposal(self) -> Contribution | None:
+        return next((c for c in reversed(self.transcript) if not c.agreement), None)
+
+    # -- voting ----------------------------------------------------------------------------------
+
+    async def vote(self, turn: int) -> Vote:
+        cfg = self.cfg
+        async with self.rt.span(f"vote after turn {turn}"):
+            latest = {c.agent: c.solution for c in self.transcript}  # each agent's latest solution
+            if cfg.extraction_used == "call":  # the paper extracts every candidate afresh
+                extracted = await self.rt.gather(
+                    *(
+                        self.extract(n, turn, self.fmt.describe(solution), "candidate")
+                        for n in self.names
+                        if (solution := latest[n]) is not None
+                    )
+                )
+                by_agent = {a.agent: a.answer for a in extracted}
+                answers = [by_agent.get(n) for n in self.names]
+            else:
+                answers = [latest[n] for n in self.names]
+            candidates = self.candidates(answers)
+            ballots: list[Ballot] = []
+            if cfg.protocol == "counting":
+                counts = [len(c.agents) for c in candidates]
+                result = voting.winner_of(counts, sum(counts))
+            else:
+                rules = self.ballot_rules(len(candidates))
+                if candidates:
+                    ballots = await self.rt.gather(
+                        *(self.ballot(n, turn, candidates, rules) for n in self.names)
+                    )
+                result = voting.tally([b.parsed for b in ballots], rules)
+        vote = Vote(
+            turn=turn,
+            protocol=cfg.protocol,
+            candidates=candidates,
+            ballots=list(ballots),
+            tally=result.totals,
+            winner=result.winner,
+            tie=result.tie,
+            invalid=sum(b.parsed is None for b in ballots),
+            retries=sum(b.retries for b in ballots),
+        )
+        self.votes.append(vote)
+        self.rt.info(
+            f"vote after turn {turn}",
+            viewer.vote_table(
+                vote, self.fmt.describe, self.ballot_rules(len(candidates)), turn == cfg.max_turns
+            ),
+        )
+        return vote
+
+    def ballot_rules(self, candidates: int) -> BallotRules:
+        cfg = self.cfg
+        return BallotRules(
+            cfg.protocol, candidates, cfg.max_ranks, cfg.points, cfg.allow_fewer, cfg.simple_parse
+        )
+
+    def candidates(self, answers: list[str | None]) -> list[Candidate]:
+        """One candidate per agent with a solution; with dedupe (and for counting) one per distinct
+        answer. An agent without a readable solution offers no candidate: an empty one could win."""
+        merge = self.cfg.dedupe or self.cfg.protocol == "counting"
+        grouped: dict[str, Candidate] = {}
+        for name, answer in zip(self.names, answers):
+            if answer is None:
+                continue
+            key = self.fmt.key(answer) if merge else name
+            if key not in grouped:
+                grouped[key] = Candidate(len(grouped), answer, [])
+            grouped[key].agents.append(name)
+        return list(grouped.values())
+
+    async def ballot(
+        self, name: str, turn: int, candidates: list[Candidate], rules: BallotRules
+    ) -> Ballot:
+        listed = [self.fmt.describe(c.answer) for c in candidates]
+        messages = [self.system(name), Msg("user", prompts.ballot(self.question, listed, rules))]
+        asked: Asked[Parsed] = await self.s.ask(
+            name,
+            name,
+            messages,
+            "vote",
+            turn,
+            lambda text: voting.parse_ballot(text, rules),
+            prompts.ballot_reminder(rules),
+            retries=self.cfg.vote_retries,
+            asks=BallotRequest(self.fmt, tuple(c.answer for c in candidates), rules),
+        )
+        return Ballot(name, asked.replies, asked.value, len(asked.replies) - 1)
+
+    # -- the decision ----------------------------------------------------------------------------
+
+    def decided(self, final: str | None, turn: int, after: str, winner: str) -> Outcome:
+        return Outcome(final, True, DecidedAt(turn, after), None, winner)
+
+    def no_decision(self) -> Outcome:
+        if not self.cfg.voting:
+            # the latest proposal that carries a solution (a proposal without one has nothing to give)
+            proposal = next(
+                (
+                    c
+                    for c in reversed(self.transcript)
+                    if not c.agreement and c.solution is not None
+                ),
+                None,
+            )
+            final = proposal.solution if proposal else None
+            return Outcome(
+                final, False, None, "latest_proposal", proposal.agent if proposal else None
+            )
+        if self.cfg.no_decision == "none" or not self.votes:  # no vote held (a limit came first)
+            return Outcome(None, False, None, "none")
+        first = self.names[0]
+        candidate = next((c for c in self.votes[-1].candidates if first in c.agents), None)
+        if candidate is None:  # the first agent has no solution: no answer, not someone else's
+            return Outcome(None, False, None, "first_agent")
+        return Outcome(candidate.answer, False, None, "first_agent", first)
+
+    def announce(self, outcome: Outcome) -> None:
+        self.rt.info(
+            "decision",
+            viewer.decision_text(
+                outcome, self.fmt.describe, self.votes, self.consensus_rule(), self.cfg.max_turns
+            ),
+        )
+
+    # -- the challenge stage ---------------------------------------------------------------------
+
+    async def challenge(self, outcome: Outcome, replaced: Counterfeit | None) -> Challenge:
+        """After the decision every agent, at once, judges a final answer (the decision's, or
+        `replaced`, the one the `challenger` role wrote in its place); an agent that disagrees
+        gives a new answer."""
+        cfg, fmt = self.cfg, self.fmt
+        turn = max((c.turn for c in self.transcript), default=0) + 1  # one round more
+        written: str | None = None
+        shown: str | None
+        async with self.rt.span("challenge"):
+            if replaced is not None:
+                written, answer, shown = replaced
+            else:
+                answer = outcome.final
+                shown = fmt.describe(answer) if answer is not None else None
+            # no answer to judge (the debate abstained, or no wrong answer could be read):
+            # nothing is asked
+            verdicts = (
+                []
+                if shown is None
+                else await self.rt.gather(
+                    *(self.verdict(name, turn, shown, answer) for name in self.names)
+                )
+            )
+        adopted = None
+        if cfg.challenge_adopt == "majority":
+            adopted = challenges.adopted([v.new_answer for v in verdicts], cfg.agents, fmt.key)
+        record = Challenge(
+            setting=cfg.challenge, decided=outcome.final, shown=shown, shown_answer=answer,
+            challenger=written, verdicts=list(verdicts), adopt=cfg.challenge_adopt,
+            adopted=adopted,
+        )  # fmt: skip
+        self.rt.info("challenge", viewer.challenge_table(record, fmt.describe))
+        return record
+
+    async def counterfeit(self) -> Counterfeit:
+        """The answer shown in place of the decision's (see `Counterfeit`), written in round 0:
+        it needs only the task, not the debate. A wrong answer is read in the task's format and
+        asked again while unreadable, as any answer; still unreadable, nothing is shown, since
+        a refusal is no wrong answer. An irrelevant reply is shown as written."""
+        cfg, fmt = self.cfg, self.fmt
+        if cfg.challenge == "irrelevant" and cfg.challenge_irrelevant == "fixed":
+            return None, None, challenges.FIXED_IRRELEVANT
+        messages = [Msg("user", prompts.counterfeit(self.question, cfg.challenge, fmt))]
+        asks = CounterfeitRequest(fmt, cfg.challenge)
+        async with self.rt.span(CHALLENGER):
+            if cfg.challenge == "wrong":
+                reminder = base_prompts.reminder(fmt, self.s.problem.templates)
+                wrong = await self.s.ask(
+                    CHALLENGER, CHALLENGER, messages, "counterfeit", 0, fmt.extract, reminder,
+                    asks=asks,
+                )  # fmt: skip
+                shown = fmt.describe(wrong.value) if wrong.value is not None else None
+                return wrong.replies[-1], wrong.value, shown
+            reply = await self.s.call(CHALLENGER, CHALLENGER, messages, "counterfeit", 0, asks=asks)
+        return reply.text, None, reply.text.strip()[: challenges.SHOWN_CHARS]
+
+    async def verdict(
+        self, name: str, turn: int, shown: str, answer: str | None
+    ) -> ChallengeVerdict:
+        """AGREE or DISAGREE on the answer shown; after DISAGREE, a new answer."""
+        history = self.cfg.challenge == "history"
+        messages = [
+            self.system(name),
+            Msg("user", prompts.challenge_opening(self.question, history)),
+            *(self.history(name, self.transcript) if history else []),
+            Msg("user", prompts.challenge(shown)),
+        ]
+        messages = _merged(messages)
+        asks = ChallengeRequest(self.fmt, answer)
+        async with self.rt.agent_span(name):  # the verdict and its new answer, together
+            reply = await self.s.call(name, name, messages, "challenge", turn, asks=asks)
+            agrees = challenges.read_verdict(reply.text)
+            if agrees is not False:
+                kind = "abstain" if agrees is None else "agree"
+                return ChallengeVerdict(name, reply.text, kind, None, None, 1)
+            follow = [
+                *messages,
+                Msg("assistant", reply.text),
+                Msg("user", prompts.new_answer(self.fmt)),
+            ]
+            new = await self.s.answer(
+                name, name, follow, "challenge_answer", turn, asks=AnswerRequest(self.fmt)
+            )
+        return ChallengeVerdict(
+            name, reply.text, "disagree", new.text, new.answer, 1 + new.attempts
+        )
+
+    async def result(
+        self, outcome: Outcome, challenge: Challenge | None, embedder: Embedder
+    ) -> DebateResult:
+        finals = {c.agent: c.solution for c in self.transcript}  # each agent's last solution
+        texts = [self.fmt.describe(a) for a in finals.values() if a is not None]
+        cosine = mean_pairwise_cosine(await embedder.embed(texts)) if len(texts) > 1 else None
+        cfg = self.cfg
+        return DebateResult(
+            method=cfg.method,
+            final=challenge.final if challenge is not None else outcome.final,
+            answers=[
+                AgentAnswer(c.agent, c.turn, c.message, c.solution, c.calls)
+                for c in self.transcript
+            ],
+            calls=self.s.calls,
+            tally=last_vote_tally(self.votes, self.fmt.key),
+            options={
+                **cfg.record(),
+                "extraction": cfg.extraction_used,
+                "requested_extraction": cfg.extraction,
+            },
+            record=DecisionRecord(
+                personas=self.personas,
+                transcript=self.transcript,
+                consensus_checks=self.checks,
+                votes=self.votes,
+                decision_success=outcome.decision_success,
+                turns_used=max((c.turn for c in self.transcript), default=0),
+                max_turns=cfg.max_turns,
+                decided_at=outcome.decided_at,
+                fallback_used=outcome.fallback_used,
+                winner_agent=outcome.winner_agent,
+                final_answers=finals,
+                answer_cosine=cosine,
+                embedder=embedder.name,
+                challenge=challenge,
+            ),
+        )
+
+    # -- what the agents and the viewer see ------------------------------------------------------
+
+    def history(self, name: str, contributions: list[Contribution]) -> list[Msg]:
+        """Messages as an agent sees them: its own as its replies, the others' by their label."""
+        return [
+            Msg("assistant", c.message)
+            if c.agent == name
+            else Msg("user", f"{self.label(c.agent)}: {c.message}")
+            for c in contributions
+        ]
+
+    def system(self, name: str) -> Msg:
+        persona = self.personas.get(name)
+        return Msg("system", prompts.system(self.cfg.style, persona.line() if persona else None))
+
+    def consensus_rule(self) -> str | None:
+        """The consensus condition in words; None under a voting protocol."""
+        cfg = self.cfg
+        if cfg.voting:
+            return None
+        threshold = consensus.consensus_rule(cfg.protocol).threshold
+        return viewer.consensus_rule(cfg.protocol, threshold, cfg.strict, cfg.agents)
+
+    def label(self, name: str) -> str:
+        """How others see an agent: its persona's role (with the agent if two roles coincide)."""
+        persona = self.personas.get(name)
+        if persona is None:
+            return name
+        same = sum(p.role == persona.role for p in self.personas.values())
+        return persona.role if same == 1 else f"{persona.role} ({name})"
+
+
+def last_vote_tally(votes: list[Vote], key: Callable[[str], str]) -> Tally | None:
+    """The last vote as a tally over answers: each candidate's points, summed over candidates with
+    the same answer (by `key`, first spelling kept); its winner, tie, and the invalid ballots as
+    abstentions. None when no vote was held (consensus protocols)."""
+    if not votes:
+        return None
+    vote = votes[-1]
+    counts: dict[str, int] = {}
+    spelling: dict[str, str] = {}
+    for c in vote.candidates:
+        answer = spelling.setdefault(key(c.answer), c.answer)
+        counts[answer] = counts.get(answer, 0) + vote.tally[c.index]
+    won = vote.candidates[vote.winner].answer if vote.winner is not None else None
+    return Tally(counts, None if won is None else spelling[key(won)], vote.tie, vote.invalid)
+
+
+def _merged(messages: list[Msg]) -> list[Msg]:
+    """Consecutive messages of one role become one, so every prompt alternates user/assistant."""
+    out: list[Msg] = []
+    for m in messages:
+        if out and out[-1].role == m.role:
+            out[-1] = Msg(m.role, compose(out[-1].content, "\n\n", m.content))
+        else:
+            out.append(m)
+    return out
+
+
+def prepare(cfg: DecisionConfig, setup: Setup) -> Run:
+    embedder = setup.embedder(cfg.embedder)
+    return lambda s: decision_debate(s, cfg, embedder)
+
+
+DISCUSSION = ("", "memory")  # the options every method with a turn order shows
+SPECS = (
+    MethodSpec(
+        "voting",
+        "Agents discuss in a fixed order, then vote after turn `vote_turn`; a tie adds a turn.",
+        DecisionConfig,
+        prepare,
+        groups=(*DISCUSSION, "votes"),
+        preset={"family": "voting"},
+        doc="Takes a voting protocol: simple, ranked, cumulative, approval or counting.",
+    ),
+    MethodSpec(
+        "consensus",
+        "Agents discuss in a fixed order until enough of them agree in a row, checked after "
+        "every message; at `max_turns` the latest proposal is the answer.",
+        DecisionConfig,
+        prepare,
+        groups=(*DISCUSSION, "consensus"),
+        preset={"family": "consensus", "protocol": "majority"},
+        doc="Takes a consensus protocol: majority, supermajority or unanimity.",
+    ),
+    MethodSpec(
+        "aad",
+        "All-Agents Drafting: every agent drafts independently in turn 1, then the memory "
+        "paradigm.",
+        DecisionConfig,
+        prepare,
+        groups=(*DISCUSSION, "votes", "consensus"),
+        preset={"all_agents_draft": True},
+        doc="Takes any voting or consensus protocol; the voting options apply to voting "
+        "protocols, `strict` to consensus ones.",
+    ),
+    MethodSpec(
+        "collective_improvement",
+        "Collective Improvement: each turn every agent, at once, improves its previous answer "
+        "given only the others' previous answers; votes from turn `vote_turn` on.",
+        DecisionConfig,
+        prepare,
+        groups=("", "votes", "ci"),
+        preset={"paradigm": "ci"},
+        doc="Takes a voting protocol. Consensus protocols are refused: without a turn order "
+        'nobody agrees "in order".',
+    ),
+)
