@@ -329,6 +329,20 @@ def test_what_cannot_act_is_refused_before_any_call(
     assert not any(isinstance(e, ModelEvent) for s in log.samples or [] for e in s.events)
 
 
+def test_a_panel_member_that_cannot_act_is_refused_before_any_call(tmp_path: Path) -> None:
+    """Every model of a panel is checked, not only the first."""
+    solver = du_debate(agents=2, debater="react", tools="think")
+    panel = {"agent": ["mockllm/model", "llama-cpp-python/gemma"]}
+    [log] = eval(task(solver), model=get_model("mockllm/model", custom_outputs=scripted),
+                 model_roles=panel, log_dir=str(tmp_path), display="none")  # fmt: skip
+    assert log.status == "error"
+    assert (
+        "invalid solver option 'debater': got 'react', allowed: generate for agent's model "
+        "llama-cpp-python/gemma"
+    ) in log.error.message
+    assert not any(isinstance(e, ModelEvent) for s in log.samples or [] for e in s.events)
+
+
 def test_a_limit_of_the_run_ends_the_debate_inside_a_turn_and_every_step_is_counted(
     tmp_path: Path,
 ) -> None:

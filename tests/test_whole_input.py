@@ -191,19 +191,25 @@ def test_prompts_share_their_prefix(run, name: str) -> None:
 # -- models that take text only -----------------------------------------------------------------
 
 
-def test_the_embedded_model_refuses_an_image_before_any_call(tmp_path) -> None:
+@pytest.mark.parametrize("panel", [False, True], ids=["main model", "one of a panel"])
+def test_the_embedded_model_refuses_an_image_before_any_call(tmp_path, panel: bool) -> None:
     from inspect_ai import eval
 
     from mad_tasks.models.local import MODEL
 
     task = Task(dataset=MemoryDataset([Sample(input=question(MEDIA["image"]), target="yes")]))
+    where = (
+        {"model": "madsim/x", "model_roles": {"agent": ["madsim/y", MODEL]}}
+        if panel  # the text-only model is the second of the agents' panel
+        else {"model": MODEL}
+    )
     [log] = eval(
         task,
         solver=du_debate(),
-        model=MODEL,
         model_base_url="http://127.0.0.1:9/v1",  # nothing listens: any call would fail differently
         display="none",
         log_dir=str(tmp_path),
+        **where,
     )
     assert log.status == "error" and log.error is not None
     message = log.error.message

@@ -159,7 +159,11 @@ def _turn(state: TaskState, message: ChatMessage) -> Msg:
 
 def _refuse_text_only(state: TaskState, media: tuple[Part, ...]) -> None:
     kinds = sorted({str(getattr(p, "type", type(p).__name__)) for p in media})
-    models = [("main model", get_model()), *model_roles().items()]
+    models = [("main model", get_model())] + [
+        (role, model)
+        for role, bound in model_roles().items()
+        for model in (bound if isinstance(bound, list) else [bound])  # each of a panel's models
+    ]
     for role, model in models:
         if str(model) in TEXT_ONLY_MODELS:
             raise ValueError(

@@ -92,7 +92,13 @@ def agent_of(spec: MethodSpec) -> Callable[..., Agent]:
             running = sample_state()
             problem = Problem(with_options(question, fmt), fmt, system, options.templates)
             try:
-                result = await debate(running.sample_id if running else None, problem, options, run)
+                result = await debate(
+                    running.sample_id if running else None,
+                    problem,
+                    options,
+                    run,
+                    spec.roles(options),
+                )
             except OptionError as e:  # one the sample decides, before its first call
                 raise e.of("agent") from None
             store().set(AGENT_DEBATES, [*store().get(AGENT_DEBATES, []), result.to_dict()])

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from inspect_ai.agent import AgentPrompt, AgentState, react, run
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, model_roles
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    Model,
+    get_model,
+    model_roles,
+)
 from inspect_ai.tool import Tool, ToolDef, bash, python, text_editor, think, web_search
 from inspect_ai.util import Limit, LimitExceededError, message_limit, token_limit
 
@@ -73,25 +80,35 @@ def tools_for(acting: Acting, agent: str) -> list[Tool]:
     return [made[name]() for name in acting.tools]
 
 
+def agent_models() -> list[tuple[str, Model]]:
+    """Every model an agent may run on and how a message names it: the main model unless the
+    shared `agent` role is bound, and each model bound to an agent role (each of a panel's)."""
+    bound = model_roles()
+    found = [] if "agent" in bound else [(MAIN_MODEL, get_model())]
+    for role, models in bound.items():
+        if role.startswith("agent"):
+            found += [
+                (f"{role}'s model", m) for m in (models if isinstance(models, list) else [models])
+            ]
+    return found
+
+
 def refuse(option: str, value: str, allowed: str) -> OptionError:
     return OptionError(option, value, allowed, "solver")
 
 
-def check_acting(acting: Acting, runtime: InspectRuntime, agents: int | None) -> None:
+def check_acting(acting: Acting, agents: int | None) -> None:
     """Refuse, before the debate's first call: a model an agent may run on (the main model, every
     bound agent role) that cannot call tools or search, sandboxed tools without a sandbox, and
     `per_agent` without a sandbox for each of the `agents` (when the method has a count)."""
-    roles = ["agent", *(r for r in model_roles() if r.startswith("agent"))]
-    for role in roles:
-        bound = runtime.model_of(role)
-        name = MAIN_MODEL if bound.fallback == MAIN_MODEL else f"{role}'s model"
-        why = NO_TOOLS.get(provider(bound.model))
+    for name, model in agent_models():
+        why = NO_TOOLS.get(provider(model))
         if why is not None:
-            raise refuse("debater", "react", f"generate for {name} {bound.model}: {why}")
-        searches = provider(bound.model) in SEARCHES or all(os.environ.get(k) for k in SEARCH_KEYS)
+            raise refuse("debater", "react", f"generate for {name} {model}: {why}")
+        searches = provider(model) in SEARCHES or all(os.environ.get(k) for k in SEARCH_KEYS)
         if "web_search" in acting.tools and not searches:
             raise refuse(
-                "tools", "web_search", f"tools other than web_search for {name} {bound.model}, "
+                "tools", "web_search", f"tools other than web_search for {name} {model}, "
                 f"which has no search of its own (set {' and '.join(SEARCH_KEYS)})",
             )  # fmt: skip
     boxes = sandbox_names()

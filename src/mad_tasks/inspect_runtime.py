@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -43,6 +43,7 @@ from ._inspect_compat import active_generate_config, quiet_store
 from .engine.content import Msg
 from .engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from .engine.limits import LimitReached
+from .engine.panels import pick, refusal
 from .engine.runtime import (
     Acting,
     Call,
@@ -50,7 +51,6 @@ from .engine.runtime import (
     Room,
     Steps,
     Usage,
-    role_candidates,
     token_logprobs,
 )
 
@@ -73,23 +73,52 @@ MAIN_MODEL = "main model"
 @dataclass(frozen=True)
 class RoleModel:
     """The model a role's calls run on and the binding it came from: the role's own (`fallback`
-    None), a shared role's (`agent` for `agent_3`), or none (`MAIN_MODEL`)."""
+    None), a shared role's (`agent` for `agent_3`), or none (`MAIN_MODEL`); for a binding to a
+    list of `panel` models (a panel), the model's `position` in it (from 1)."""
 
     model: Model
     fallback: str | None
+    position: int | None = None
+    panel: int | None = None
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {"model": str(self.model), "fallback": self.fallback}
+    def to_dict(self) -> dict[str, str | int | None]:
+        shown: dict[str, str | int | None] = {"model": str(self.model), "fallback": self.fallback}
+        if self.panel is not None:
+            shown |= {"position": self.position, "panel": self.panel}
+        return shown
 
 
-def resolve_role(role: str) -> RoleModel:
+def list_bindings() -> dict[str, list[str]]:
+    """Every role bound to a list of models, with the models' names."""
+    return {
+        role: [str(m) for m in bound]
+        for role, bound in model_roles().items()
+        if isinstance(bound, list)
+    }
+
+
+def check_panels(declared: Sequence[str]) -> None:
+    """Refuse, before any call, a list bound to a role of these that takes one model
+    (`panels.refusal`)."""
+    refused = refusal(declared, list_bindings())
+    if refused is not None:
+        raise refused
+
+
+def resolve_role(role: str, declared: Sequence[str] = ()) -> RoleModel:
+    """The model of a call on `role` of a method declaring the roles `declared` (its panels'
+    seats); unbound, the main model, labelled with the role so usage is reported per role."""
     bound = model_roles()
-    for candidate in role_candidates(role):
-        if candidate in bound:
-            model = get_model(role=candidate, required=True)  # bound: cannot fail
-            return RoleModel(model, None if candidate == role else candidate)
-    # unbound: the main model, labelled with the role so usage is reported per role
-    return RoleModel(get_model(role=role, default=get_model()), MAIN_MODEL)
+    sizes = {r: len(m) if isinstance(m, list) else None for r, m in bound.items()}
+    chosen = pick(role, sizes, declared)
+    if chosen is None:
+        return RoleModel(get_model(role=role, default=get_model()), MAIN_MODEL)
+    fallback = None if chosen.binding == role else chosen.binding
+    if chosen.index is None:
+        return RoleModel(get_model(role=chosen.binding, required=True), fallback)
+    member = bound[chosen.binding]
+    assert isinstance(member, list)  # `pick` gave a seat: the binding is a list
+    return RoleModel(member[chosen.index], fallback, chosen.index + 1, chosen.size)
 
 
 def resolve_model(role: str) -> Model:
@@ -292,22 +321,33 @@ Actor = Callable[["InspectRuntime", Call, Acting, Steps], Awaitable[Reply]]
 
 
 class InspectRuntime:
-    def __init__(self, sample_id: str | int | None, actor: Actor | None = None) -> None:
+    """The runtime of one sample of a method whose calls run on the roles `declared` (its
+    `MethodSpec.roles`): a list bound to one of them is checked here, before any call."""
+
+    def __init__(
+        self,
+        sample_id: str | int | None,
+        actor: Actor | None = None,
+        *,
+        declared: Sequence[str] = (),
+    ) -> None:
         self.sample = str(sample_id)
         self.actor = actor
         self.config = active_generate_config()
+        self.declared = tuple(declared)
+        check_panels(self.declared)
         # every role called in this sample, resolved on its first call (the log records them)
         self.roles: dict[str, RoleModel] = {}
 
     def model_of(self, role: str) -> RoleModel:
         if role not in self.roles:
-            self.roles[role] = resolve_role(role)
+            self.roles[role] = resolve_role(role, self.declared)
         return self.roles[role]
 
     def model_name(self, role: str) -> str:
         return str(self.model_of(role).model)
 
-    def resolved_roles(self) -> dict[str, dict[str, str | None]]:
+    def resolved_roles(self) -> dict[str, dict[str, str | int | None]]:
         """`{role: {"model": "provider/name", "fallback": ...}}` for the log."""
         return {role: r.to_dict() for role, r in self.roles.items()}
 

@@ -50,10 +50,16 @@ class FirstVote:
 FirstRule = Callable[[DebateResult, Sequence[AgentAnswer], AnswerFormat], FirstVote]
 
 
+def members(family: str, count: int, first: int = 1) -> tuple[str, ...]:
+    """A panel's roles: the family (`agent`) and its `count` numbered members from `first`
+    (`agent_1` ... `agent_N`), each falling back to the family (engine/panels.py)."""
+    return (family, *(f"{family}_{i}" for i in range(first, first + count)))
+
+
 def agent_roles(options: Any) -> tuple[str, ...]:
     """The model roles of a method whose agents are `agent_1` ... `agent_N` (`agents`), each
     falling back to the shared `agent`."""
-    return ("agent", *(f"agent_{i + 1}" for i in range(getattr(options, "agents", 0))))
+    return members("agent", getattr(options, "agents", 0))
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,8 @@ class MethodSpec:
     answer-producing method that is more than one agent's answer). `first_answers` and
     `first_vote` override how its first answers are found and voted when its record is read
     (`transitions.py`: round 1, by plurality). `roles`: the model roles its calls run on, for
-    hosts that bind them by name."""
+    hosts that bind them by name; a family with numbered members (`members`) is a panel, which a
+    list of models may be bound to, and every other role takes one model (engine/panels.py)."""
 
     name: str
     summary: str  # one line: the solver's docstring

@@ -31,6 +31,7 @@ from ..engine.catalogue import CATALOGUE
 from ..engine.methods.d3.court import Pair, explanation
 from ..engine.methods.d3.options import MoreJudgeOptions, SamreJudgeOptions
 from ..engine.methods.d3.records import JudgeRecord
+from ..engine.panels import called, named
 from ..inspect_runtime import MAIN_MODEL, SETUP, InspectRuntime
 from ._options import ScorerOptionError, takes
 from .judge_metrics import COURT, judgment_metadata, judgments
@@ -81,11 +82,11 @@ class SelfGrading:
         """The explanation's opening when a grader role falls back to the model under evaluation
         ("" when none does, or on purpose); under `error`, ScorerOptionError. Every role is
         resolved here, before any call, so a refused fallback costs nothing."""
-        fallen = [r for r in roles if runtime.model_of(r).fallback == MAIN_MODEL]
+        fallen = [r for r in called(roles) if runtime.model_of(r).fallback == MAIN_MODEL]
         if not fallen or self.policy == "allow":
             return ""
-        why = self_grading(fallen, str(runtime.model_of(fallen[0]).model))
-        bind = " ".join(f"--model-role {r}=<model>" for r in fallen)
+        why = self_grading(named(fallen), str(runtime.model_of(fallen[0]).model))
+        bind = " ".join(f"--model-role {r}=<model>" for r in named(fallen))
         if self.policy == "error":
             raise ScorerOptionError(f"{self.name} (grader_fallback=error): {why}; bind {bind}")
         if not self.warned:
@@ -103,7 +104,7 @@ def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str, method: str) -
     judge = CATALOGUE[method].prepare(opts, SETUP)
 
     async def score(state: TaskState, target: Target) -> Score:
-        runtime = InspectRuntime(state.sample_id)
+        runtime = InspectRuntime(state.sample_id, declared=opts.roles)
         note = self_graded.note(runtime, opts.roles)
         if not state.output.completion.strip():
             return Score(

@@ -160,7 +160,7 @@ def criterion_scorer(o: JudgeOptions, criterion: str) -> Scorer:
     self_graded = SelfGrading(f"tod_{criterion}", o.grader_fallback)
 
     async def score(state: TaskState, target: Target) -> Score:
-        runtime = InspectRuntime(state.sample_id)
+        runtime = InspectRuntime(state.sample_id, declared=(GRADER,))
         note = self_graded.note(runtime, (GRADER,))
         pair = sample_pair(state, o.allow_text_only)
         session = grader_session(runtime, pair, o)
@@ -222,7 +222,7 @@ async def baseline_run(state: TaskState, name: str, pair: PaperPair) -> DebateRe
             with suppress(ValueError, TypeError, KeyError, AttributeError):  # another version's
                 return DebateResult.from_dict(stored)
         opts = SamplingOptions()
-        runtime = InspectRuntime(state.sample_id)
+        runtime = InspectRuntime(state.sample_id, declared=CATALOGUE[name].roles(opts))
         session = Session(runtime, Problem(pair.topic, FreeText()), retries=opts.retries)
         run = CATALOGUE[name].prepare(opts, SETUP)
         async with runtime.span(f"baseline {name}"):
@@ -297,7 +297,7 @@ def win_scorer(o: PairwiseOptions, criterion: str) -> Scorer:
     self_graded = SelfGrading(f"tod_win_{criterion}", o.grader_fallback)
 
     async def score(state: TaskState, target: Target) -> Score:
-        runtime = InspectRuntime(state.sample_id)
+        runtime = InspectRuntime(state.sample_id, declared=(GRADER,))
         note = self_graded.note(runtime, (GRADER,))
         if not state.output.completion.strip():  # nothing to compare: the baseline need not run
             return Score(

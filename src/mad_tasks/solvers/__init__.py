@@ -11,7 +11,7 @@ query's candidates or two queries' references (`projects.py`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -33,7 +33,7 @@ from .paper_pair import compare_sample
 from .projects import compare_projects_sample, retrieve_sample
 from .question import answer_sample
 
-Reader = Callable[[TaskState, Any, Run], Awaitable[DebateResult]]
+Reader = Callable[[TaskState, Any, Run, Sequence[str]], Awaitable[DebateResult]]
 # how a sample gives a method what it reads
 READERS: dict[type | None, Reader] = {
     None: answer_sample,
@@ -56,13 +56,14 @@ def solver_of(spec: MethodSpec) -> Callable[..., Solver]:
 
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             try:
-                result = await read(state, options, run)
+                result = await read(state, options, run, roles)
             except OptionError as e:  # one the sample decides, before its first call
                 raise e.of("solver") from None
             save_result(state, result, chosen)
             return state
 
         chosen = options.record()  # the label names those that differ from the defaults
+        roles = spec.roles(options)  # a list bound to one of them is checked before any call
 
         return solve
 

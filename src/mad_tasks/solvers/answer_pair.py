@@ -10,6 +10,8 @@ it said could be read), and the whole record goes into the sample store. Calls r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
@@ -34,10 +36,12 @@ def pair_of(state: TaskState, allow_text_only: bool) -> Pair:
     return Pair(question, meta["answer_a"], meta["answer_b"])
 
 
-async def judge_sample(state: TaskState, opts: CourtOptions, run: Run) -> DebateResult:
+async def judge_sample(
+    state: TaskState, opts: CourtOptions, run: Run, declared: Sequence[str]
+) -> DebateResult:
     """`run` on the sample's pair; the record (which the solver keeps), the verdict as the output."""
     pair = pair_of(state, opts.allow_text_only)
-    runtime = InspectRuntime(state.sample_id)
+    runtime = InspectRuntime(state.sample_id, declared=declared)
     session = judge_session(
         runtime, pair.question, opts.retries, opts.temperature, opts.max_tokens, opts.new_budget()
     )

@@ -11,6 +11,8 @@ run on the roles `author_0` and `author_1` (each falling back to a shared `autho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
@@ -29,10 +31,12 @@ def paper_pair(state: TaskState, allow_text_only: bool) -> PaperPair:
     return pair_of_metadata(state.metadata, question_of(state, allow_text_only))
 
 
-async def compare_sample(state: TaskState, opts: SamplingOptions, run: Run) -> DebateResult:
+async def compare_sample(
+    state: TaskState, opts: SamplingOptions, run: Run, declared: Sequence[str]
+) -> DebateResult:
     """`run` on the sample's papers; the record (which the solver keeps), the summary as the output."""
     pair = paper_pair(state, opts.allow_text_only)
-    runtime = InspectRuntime(state.sample_id)
+    runtime = InspectRuntime(state.sample_id, declared=declared)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
     # each stage sets its own temperature and length (opts.stage), so the session sets none
     problem = Problem(pair.topic, FreeText(), system)

@@ -72,11 +72,14 @@ def side_of(state: TaskState, key: str) -> tuple[Side, bool]:
 
 
 async def run_sample(
-    state: TaskState, opts: Options, run: Callable[[Session], Awaitable[DebateResult]]
+    state: TaskState,
+    opts: Options,
+    run: Callable[[Session], Awaitable[DebateResult]],
+    declared: Sequence[str],
 ) -> DebateResult:
     """`run` in a session with the options' generation settings (none: the method makes no
     call); the record (which the solver keeps), the answer as the output."""
-    runtime = InspectRuntime(state.sample_id)
+    runtime = InspectRuntime(state.sample_id, declared=declared)
     system = "\n\n".join(m.text for m in state.messages if m.role == "system")
     g = opts if isinstance(opts, Generation) else Generation(retries=0, allow_text_only=True)
     question = question_of(state, g.allow_text_only)
@@ -97,14 +100,18 @@ async def run_sample(
     return result
 
 
-async def retrieve_sample(state: TaskState, opts: Options, run: Run) -> DebateResult:
+async def retrieve_sample(
+    state: TaskState, opts: Options, run: Run, declared: Sequence[str]
+) -> DebateResult:
     """`run` on the sample's query and candidates (checked against the options before any
     call, by the method)."""
     retrieval = retrieval_of(state)
-    return await run_sample(state, opts, lambda s: run(s, retrieval))
+    return await run_sample(state, opts, lambda s: run(s, retrieval), declared)
 
 
-async def compare_projects_sample(state: TaskState, opts: Options, run: Run) -> DebateResult:
+async def compare_projects_sample(
+    state: TaskState, opts: Options, run: Run, declared: Sequence[str]
+) -> DebateResult:
     """`run` on the sample's two sides (`pd3_feedback`)."""
     (a, a_retrieves), (b, b_retrieves) = side_of(state, "a"), side_of(state, "b")
     if a_retrieves != b_retrieves:
@@ -112,4 +119,4 @@ async def compare_projects_sample(state: TaskState, opts: Options, run: Run) -> 
             f"sample {state.sample_id}: one side gives references and the other candidates"
         )
     pair = SidePair(a, b, retrieved=a_retrieves)
-    return await run_sample(state, opts, lambda s: run(s, pair))
+    return await run_sample(state, opts, lambda s: run(s, pair), declared)

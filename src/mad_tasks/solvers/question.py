@@ -3,6 +3,8 @@ drop-in output (the final answer, the chosen option marked)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
@@ -38,23 +40,31 @@ def with_options(question: Question, fmt: AnswerFormat) -> Question:
     return Question((*parts, "\n\n" + "\n".join(lines)), question.turns)
 
 
-async def answer_sample(state: TaskState, opts: Answering, run: Run) -> DebateResult:
-    """`run` on the sample's question; the record (which the solver keeps), the answer as the output."""
+async def answer_sample(
+    state: TaskState, opts: Answering, run: Run, declared: Sequence[str]
+) -> DebateResult:
+    """`run` (whose calls run on the roles `declared`) on the sample's question; the record
+    (which the solver keeps), the answer as the output."""
     fmt = answer_format_for(state, opts.answer_format)
-    result = await debate(state.sample_id, problem_for(state, fmt, opts), opts, run)
+    result = await debate(state.sample_id, problem_for(state, fmt, opts), opts, run, declared)
     write_output(state, result, fmt)
     return result
 
 
 async def debate(
-    sample_id: str | int | None, problem: Problem, opts: Answering, run: Run
+    sample_id: str | int | None,
+    problem: Problem,
+    opts: Answering,
+    run: Run,
+    declared: Sequence[str],
 ) -> DebateResult:
-    """`run` on `problem` in an Inspect runtime of its own: what the agents act with checked
-    before any call, every option of the run and each role's model recorded."""
-    runtime = InspectRuntime(sample_id, act)
+    """`run` on `problem` in an Inspect runtime of its own: what the agents act with and the
+    roles bound to lists (`declared`: the roles its calls run on) checked before any call, every
+    option of the run and each role's model recorded."""
+    runtime = InspectRuntime(sample_id, act, declared=declared)
     acting = opts.acting()
     if acting is not None:
-        check_acting(acting, runtime, getattr(opts, "agents", None))
+        check_acting(acting, getattr(opts, "agents", None))
     session = Session(
         runtime,
         problem,

@@ -15,7 +15,7 @@ from ..protocols import majority_vote
 from ..records import AgentAnswer, CallRecord, DebateResult, dollars, reply_tokens
 from ..requests import AnswerRequest
 from ..session import Session
-from ..spec import MethodSpec
+from ..spec import MethodSpec, members
 
 
 async def single(session: Session, cot: bool) -> DebateResult:
@@ -119,7 +119,12 @@ async def self_consistency(session: Session, spend: Spend) -> DebateResult:
             answers += await session.runtime.gather(
                 *(
                     session.answer(
-                        f"sample_{i + 1}", "agent", prompt, "answer", 1, asks=AnswerRequest(p.fmt)
+                        f"sample_{i + 1}",
+                        f"agent_{i + 1}",  # each chain a member of the `agent` panel
+                        prompt,
+                        "answer",
+                        1,
+                        asks=AnswerRequest(p.fmt),
                     )
                     for i in range(len(answers), len(answers) + more)
                 )
@@ -166,5 +171,9 @@ SPECS = (
         SelfConsistencyOptions,
         lambda o, setup: lambda s: self_consistency(s, o.spend),
         debate=False,
+        # as many chains as the spend allows: every one a member of the `agent` panel
+        roles=lambda o: members(
+            "agent", int(o.spend.amount) if o.spend.unit == "calls" else MAX_SAMPLES
+        ),
     ),
 )

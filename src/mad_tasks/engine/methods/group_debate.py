@@ -38,7 +38,7 @@ from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
 from ..requests import GroupSummaryRequest
 from ..session import Session
-from ..spec import MethodSpec
+from ..spec import MethodSpec, agent_roles
 from .turns import agent_names, final_vote, speak, take_openings
 
 SUMMARIZER = "summarizer"
@@ -253,4 +253,5 @@ SPEC = MethodSpec(
     "Agents debate inside groups; between stages every agent reads each group's summary.",
     GroupDebateOptions,
     lambda o, setup: lambda s: group_debate(s, o),
+    roles=lambda o: (*agent_roles(o), SUMMARIZER),
 )

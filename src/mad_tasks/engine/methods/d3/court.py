@@ -261,11 +261,19 @@ class Court:
         return anonymise(text, [c.agent for c in self.session.calls if c.role != "judge"])
 
     async def argue(
-        self, agent: str, side: str, round: int, prompt: Content, kind: str = "argument"
+        self,
+        agent: str,
+        side: str,
+        round: int,
+        prompt: Content,
+        kind: str = "argument",
+        seat: int = 1,
     ) -> Defence:
+        """One defence by the side's advocate in `seat` (from 1, each side's seats alike, so a
+        panel of advocates gives both sides the same models)."""
         name = self.prefix + agent
         reply = await self.session.call(
-            name, "advocate", [Msg("user", prompt)], kind, round, asks=DefenceRequest(side)
+            name, f"advocate_{seat}", [Msg("user", prompt)], kind, round, asks=DefenceRequest(side)
         )
         defence = Defence(side, name, round, kind, self.hide(reply.text))
         self.defences.append(defence)
@@ -338,7 +346,7 @@ class Court:
                         *(
                             self.session.answer(
                                 f"{self.prefix}juror_{i + 1}",
-                                "juror",
+                                f"juror_{i + 1}",
                                 [
                                     Msg(
                                         "user",

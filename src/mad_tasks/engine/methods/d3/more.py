@@ -44,6 +44,7 @@ async def more(
                         side,
                         1,
                         d3.advocate_prompt(p, side, ADVOCATE_WORDS, team=(j, advocates)),
+                        seat=j,
                     )
                     for side in SIDES
                     for j in range(1, advocates + 1)
@@ -54,7 +55,7 @@ async def more(
             async with rt.span("merge"):
                 shown = await rt.gather(
                     *(
-                        court.argue(
+                        court.argue(  # on the side's first advocate's model (seat 1)
                             f"strategist_{side.lower()}",
                             side,
                             1,

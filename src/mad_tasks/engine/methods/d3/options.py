@@ -12,6 +12,7 @@ from typing import Any
 from ...checks import OptionError, boolean, integer, number, one_of, optional
 from ...options import MAX_ADVOCATES, MAX_JURORS, MAX_RETRIES, MAX_ROUNDS, Generation, option
 from ...protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
+from ...spec import members
 
 # The paper's jurors (App. D.3), cycled when the jury is larger.
 PERSONAS = (
@@ -185,7 +186,7 @@ class CourtOptions(Generation):
     @property
     def roles(self) -> tuple[str, ...]:
         """The model roles this judge calls."""
-        return ("judge", "juror") if self.jurors else ("judge",)
+        return ("judge", *members("juror", self.jurors)) if self.jurors else ("judge",)
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ class MoreOptions(CourtOptions):
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return ("advocate", *super().roles)
+        return (*members("advocate", self.advocates), *super().roles)
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,8 @@ class SamreOptions(CourtOptions):
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return ("advocate", *super().roles)  # the summaries are the advocates' calls too
+        # one advocate a side, who also writes its side's summaries
+        return (*members("advocate", 1), *super().roles)
 
 
 def _reference() -> Any:

@@ -191,5 +191,5 @@ SPEC = MethodSpec(
     DiscussionOptions,
     lambda o, setup: lambda s, pair: peer_discussion(s, pair, o),
     reads=Pair,
-    roles=lambda o: REVIEWERS,
+    roles=lambda o: ("reviewer", *REVIEWERS),  # a panel of two
 )

@@ -31,7 +31,7 @@ from ...records import AgentAnswer, DebateResult
 from ...requests import ConclusionRequest, DuplicationRequest
 from ...runtime import LimitReached
 from ...session import Problem, Session
-from ...spec import MethodSpec
+from ...spec import MethodSpec, members
 from . import prompts
 from .options import FeedbackOptions, PD3Options, ProjectOptions
 from .prompts import project_view
@@ -283,5 +283,5 @@ SPEC = MethodSpec(
     lambda o, setup: lambda s, pair: feedback_pair(s, pair, o),
     reads=SidePair,
     # expert and senior: PD³'s own retrieval under Method Retrieval
-    roles=lambda o: ("feedback", "expert", "senior"),
+    roles=lambda o: ("feedback", *members("expert", PD3Options().agents), "senior"),
 )

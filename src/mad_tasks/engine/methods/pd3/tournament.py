@@ -42,7 +42,7 @@ from ...protocols.pd3 import groups, partition, read_picks, traversal, vote
 from ...records import DebateResult
 from ...requests import PicksRequest
 from ...session import Session
-from ...spec import MethodSpec
+from ...spec import MethodSpec, members
 from . import prompts
 from .options import PD3Options
 from .query import Decider, Query, Retrieval, prepare_query, query_seed, result_of
@@ -81,7 +81,7 @@ class Tournament(Decider):
         labels_shown = self.labels_of(members)
         reply = await self.session.call(
             f"group {number} expert {expert}",
-            "expert",
+            f"expert_{expert}",  # a member of the `expert` panel
             [Msg("user", compose(self.q.opening, self.q.block(members), record, ask))],
             f"round {round}",
             round,
@@ -367,7 +367,7 @@ SPECS = (
         PD3Options,
         lambda o, setup: lambda s, r: pd3(s, r.query, r.candidates, o),
         reads=Retrieval,
-        roles=lambda o: ("expert", "senior"),
+        roles=lambda o: (*members("expert", o.agents), "senior"),
     ),
     MethodSpec(
         "llm_voting",
