@@ -23,7 +23,7 @@ from mad_tasks.engine.methods.pd3.feedback import SidePair
 from mad_tasks.engine.methods.pd3.query import Retrieval
 from mad_tasks.engine.methods.tod.papers import PaperPair
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.runtime import Acting, Call, Reply, Room, Steps, Usage
+from mad_tasks.engine.runtime import Acting, Call, Reply, Room, Steps, Usage, role_candidates
 from mad_tasks.engine.session import Problem, Session
 from mad_tasks.hosts.setup import SETUP
 
@@ -232,6 +232,12 @@ async def debate(
     rt = ScriptedRuntime(reply)
     result = await spec.prepare(opts, SETUP)(Session(rt, problem, retries=retries))
     return rt, result
+
+
+def family(role: str) -> str:
+    """The role a call's role falls back to last: a panel member's family (`juror` for
+    `juror_2`), else the role itself, so a script can answer a panel's members alike."""
+    return role_candidates(role)[-1]
 
 
 def last_user(call: Call) -> str:

@@ -14,7 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from scripted import ScriptedRuntime, last_user, prefix_share, recorded, serialized, transcript_text
+from scripted import (
+    ScriptedRuntime,
+    family,
+    last_user,
+    prefix_share,
+    recorded,
+    serialized,
+    transcript_text,
+)
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.checks import OptionError
@@ -57,7 +65,8 @@ def good_side(call: Call) -> str:
 def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
     """Defences carry a tag (and, to test anonymisation, the writer's own id and a model name);
     the judge replies with `score(call)` totals (None: no totals; str: the raw reply); jurors vote
-    `vote(call)` (None: no vote). `usage` sets token usage per role."""
+    `vote(call)` (None: no vote). `usage` sets token usage per role family (`juror` for every
+    `juror_i`)."""
 
     def reply(call: Call) -> Reply:
         asks = call.asks
@@ -80,7 +89,7 @@ def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
             )
         else:
             raise AssertionError(f"not a D3 call: {asks!r}")
-        return Reply(text, (usage or {}).get(call.role, Usage(10, 2)))
+        return Reply(text, (usage or {}).get(family(call.role), Usage(10, 2)))
 
     return reply
 
@@ -106,14 +115,15 @@ def new_session(rt: ScriptedRuntime, retries: int = 1) -> Session:
 
 
 def purposes(rt: ScriptedRuntime) -> Counter:
-    return Counter((c.role, c.purpose) for c in rt.calls)
+    """Calls by role family (`juror` for every `juror_i`) and purpose."""
+    return Counter((family(c.role), c.purpose) for c in rt.calls)
 
 
 def prompts_of(rt: ScriptedRuntime, role: str, purpose: str | None = None) -> list[str]:
     return [
         transcript_text(c)
         for c in rt.calls
-        if c.role == role and (purpose is None or c.purpose == purpose)
+        if family(c.role) == role and (purpose is None or c.purpose == purpose)
     ]
 
 
@@ -134,6 +144,12 @@ async def test_more_k3_five_jurors_makes_exactly_fourteen_calls() -> None:
         ("judge", "score"): 1,
         ("juror", "vote"): 5,
     }
+    # each juror on its own member of the jury panel; advocates a_j and b_j (and the strategists,
+    # on the first seat) on the j-th member of the advocates' panel
+    jurors = {f"juror_{i}": 1 for i in range(1, 6)}
+    assert Counter(c.role for c in rt.calls) == {
+        "advocate_1": 4, "advocate_2": 2, "advocate_3": 2, "judge": 1, **jurors
+    }  # fmt: skip
     assert rt.spans == ["advocates", "merge", "judge", "jury"]
     assert rt.info_titles() == ["judge", "jury", "verdict"]
     assert (result.method, result.final, len(result.calls)) == ("more", "A", 14)
@@ -408,7 +424,7 @@ async def test_a_swap_with_one_unreadable_order_abstains() -> None:
 async def test_no_jury_lets_the_judge_decide() -> None:
     rt = ScriptedRuntime(court(by_round((60, 70), (70, 72)), JURORS_3_2))
     result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(size=0))
-    assert not any(c.role == "juror" for c in rt.calls)
+    assert not any(family(c.role) == "juror" for c in rt.calls)
     assert result.final == "B" and recorded(result)["hearings"][0]["verdict"]["judge_gap"] == -12
 
 
@@ -550,7 +566,7 @@ async def test_every_call_has_a_role_of_the_court(method: str) -> None:
     rt = ScriptedRuntime(court(fixed(80, 60), JURORS_3_2))
     run = {"more": more, "samre": samre, "single": single_judge}[method]
     result = await run(new_session(rt), PAIR)
-    assert {c.role for c in rt.calls} <= {"advocate", "judge", "juror"}
+    assert {family(c.role) for c in rt.calls} <= {"advocate", "judge", "juror"}
     assert set(result.tokens_by_role()) == {c.role for c in rt.calls}
     assert all(re.fullmatch(r"[a-z_/0-9]+", c.agent) for c in rt.calls)
 

@@ -26,6 +26,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import TaskState, prompt_template
+from scripted import family
 from testdata import MT_BENCH_PAIRS, shared
 from testdata import STRATEGYQA as STRATEGYQA_DEV
 
@@ -102,7 +103,7 @@ def test_judges_on_mt_bench_pairs(run, solver, calls: int | None, spans: list[st
         assert record["final"] in ("A", "B", "tie")
         model_calls = events(sample, "model")
         assert len(model_calls) == (calls or len(record["calls"]))
-        assert {e.role for e in model_calls} <= {"advocate", "judge", "juror"}
+        assert {family(e.role) for e in model_calls} <= {"advocate", "judge", "juror"}
         names = [e.name for e in events(sample, "span_begin")]
         assert all(name in names for name in spans)
         infos = [e.source for e in events(sample, "info")]
@@ -135,8 +136,10 @@ def test_judge_role_runs_on_its_own_model(run) -> None:
         model_roles={"judge": "madsim/strong"},
     )
     used = {(e.role, e.model) for s in log.samples for e in events(s, "model")}
-    assert used == {("advocate", "madsim/x"), ("judge", "madsim/strong"), ("juror", "madsim/x")}
-    assert set(log.stats.role_usage) == {"advocate", "judge", "juror"}
+    court = {"advocate_1": "madsim/x", "judge": "madsim/strong"}
+    court |= {f"juror_{i}": "madsim/x" for i in (1, 2, 3)}  # each juror a member of the jury
+    assert used == set(court.items())
+    assert set(log.stats.role_usage) == set(court)
 
 
 def test_short_solver_names_resolve() -> None:
@@ -236,8 +239,9 @@ def test_samre_judge_grades_a_task_output_against_its_reference(run) -> None:
         assert "**juror_1**" in graded.explanation and "**judge**" in graded.explanation
         hearing = graded.metadata["hearings"][0]
         assert sample.output.completion in hearing["transcript"]  # the output is Answer A
-        assert graded.metadata["by_role"].keys() == {"advocate", "judge", "juror"}
-        roles = Counter(e.role for e in events(sample, "model"))
+        jurors = {f"juror_{i}" for i in range(1, 6)}
+        assert graded.metadata["by_role"].keys() == {"advocate_1", "judge", *jurors}
+        roles = Counter(family(e.role) for e in events(sample, "model"))
         assert roles["judge"] >= 2 and roles["juror"] == 5 and roles["agent"] == 1
 
 
@@ -440,7 +444,8 @@ def test_the_image_of_the_question_reaches_every_advocate_judge_and_juror(
         assert done.scores["more_judge"].answer == "win"
     else:
         assert done.store[STORE_KEY]["final"] == "A"
-    assert Counter(role for role, _ in seen) == {"advocate": 4, "judge": 1, "juror": 3}
+    jurors = {f"juror_{i}": 1 for i in (1, 2, 3)}
+    assert Counter(role for role, _ in seen) == {"advocate_1": 4, "judge": 1, **jurors}
     for role, parts in seen:
         # the question's text, its image, then the rest of the pair and the role's request
         assert [type(p) for p in parts[:3]] == [ContentText, ContentImage, ContentText], role
@@ -732,9 +737,9 @@ def test_unbound_grader_roles_fall_back_to_the_model_under_evaluation_and_say_so
         graded = sample.scores["more_judge"]
         assert graded.explanation.startswith(f"Self-graded: {why}.\n\n")
         assert graded.metadata["options"]["roles"] == {
-            "advocate": SELF,
+            "advocate_1": SELF,
             "judge": SELF,
-            "juror": SELF,
+            "juror_1": SELF,
         }
         # the solver's agent fell back too, silently, and its record says so
         assert sample.store[STORE_KEY]["options"]["roles"] == {"agent": SELF}
@@ -763,7 +768,7 @@ def test_grader_fallback_error_fails_before_the_court_calls_naming_the_roles(
     assert {e.role for s in log.samples for e in events(s, "model")} == {"agent"}
 
 
-COURT = ("advocate", "judge", "juror")
+COURT = ("advocate_1", "judge", "juror_1")  # one advocate a side, one juror
 
 
 @pytest.mark.parametrize(
@@ -779,7 +784,7 @@ COURT = ("advocate", "judge", "juror")
         (
             more_judge(advocates=1, jurors=0),
             {"advocate": "madsim/a", "judge": "madsim/j"},
-            ("advocate", "judge"),
+            ("advocate_1", "judge"),
             None,
         ),
         # on purpose: no warning, and the record still says who graded
@@ -795,11 +800,18 @@ def test_bound_or_allowed_graders_give_no_warning_and_are_recorded(
     for sample in log.samples:
         graded = sample.scores["more_judge"]
         assert not graded.explanation.startswith("Self-graded")
+        # a member (advocate_1, juror_1) runs on its family's binding, which its record names
+        # and Inspect's events carry; unbound, on the main model under its own name
+        on = {role: family(role) if family(role) in roles else role for role in called}
         assert graded.metadata["options"]["roles"] == {
-            role: {"model": roles.get(role, "madsim/x"), "fallback": fallback} for role in called
+            role: {
+                "model": roles.get(on[role], "madsim/x"),
+                "fallback": fallback if on[role] == role else on[role],
+            }
+            for role in called
         }
         used = {(e.role, e.model) for e in events(sample, "model") if e.role != "agent"}
-        assert used == {(role, roles.get(role, "madsim/x")) for role in called}
+        assert used == {(on[role], roles.get(on[role], "madsim/x")) for role in called}
 
 
 def test_a_bad_grader_fallback_is_refused_naming_the_option() -> None:

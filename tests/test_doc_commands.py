@@ -172,16 +172,19 @@ def help_command(command: Command) -> tuple[str, ...]:
 
 def models(command: Command) -> list[str]:
     """The models a command names: Inspect's --model and --model-role (a name or a mapping with
-    `model`), lm-eval's inner model (`"inner": ...` in `mad-lm-eval --model_args`)."""
+    `model`, or a list of them: a panel, as `mad-tasks compare --model '[a,b]'` takes one too),
+    lm-eval's inner model (`"inner": ...` in `mad-lm-eval --model_args`)."""
     words, named = command.words, []
     if words[0] == "mad-lm-eval":
         return re.findall(r'"inner": "([^"]+)"', command.text)
     for flag, value in itertools.pairwise(words):
         if flag == "--model":
-            named.append(value)
+            bound = yaml.safe_load(value) if value.startswith("[") else value
+            named += [str(m) for m in bound] if isinstance(bound, list) else [value]
         elif flag == "--model-role":
             bound = yaml.safe_load(value.split("=", 1)[1])
-            named.append(bound["model"] if isinstance(bound, dict) else str(bound))
+            for one in bound if isinstance(bound, list) else [bound]:
+                named.append(one["model"] if isinstance(one, dict) else str(one))
     return named
 
 

@@ -18,6 +18,7 @@ from inspect_ai.model import (
     get_model,
     set_model_info,
 )
+from scripted import family
 from testdata import STRATEGYQA
 
 from mad_tasks.engine.records import DebateResult
@@ -177,7 +178,8 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
     def output(input: list[ChatMessage], tools, tool_choice, config) -> Output:
         call = current_call.get()
         assert call is not None
-        text = {"judge": "ANSWER: (100, 60)", "juror": "ANSWER: B"}.get(call.role, "A defence.")
+        verdicts = {"judge": "ANSWER: (100, 60)", "juror": "ANSWER: B"}
+        text = verdicts.get(family(call.role), "A defence.")  # every juror_i a juror
         out = Output.from_content("mockllm/model", text)
         out.usage = ModelUsage(input_tokens=PER_CALL - 10, output_tokens=10, total_tokens=PER_CALL)
         return out

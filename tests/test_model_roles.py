@@ -80,9 +80,9 @@ def recorded_roles(log: EvalLog) -> list[dict]:
 def test_the_record_names_the_model_every_agent_resolved_to(run, monkeypatch) -> None:
     resolved: list[str] = []
 
-    def counted(role: str) -> inspect_runtime.RoleModel:
+    def counted(role: str, declared: tuple[str, ...] = ()) -> inspect_runtime.RoleModel:
         resolved.append(role)
-        return resolve(role)
+        return resolve(role, declared)
 
     resolve = inspect_runtime.resolve_role
     monkeypatch.setattr(inspect_runtime, "resolve_role", counted)
@@ -112,7 +112,7 @@ def test_a_judge_solver_records_its_roles_and_may_run_on_the_main_model(run) -> 
     )
     main = {"model": "madsim/x", "fallback": "main model"}
     judge = {"model": "madsim/strong", "fallback": None}
-    assert recorded_roles(log) == [{"advocate": main, "judge": judge, "juror": main}]
+    assert recorded_roles(log) == [{"advocate_1": main, "judge": judge, "juror_1": main}]
     # the judge under evaluation judging is the point of these solvers: no warning
     assert [e for e in log.samples[0].events if e.event == "logger"] == []
 

@@ -248,3 +248,40 @@ def test_every_method_runs_its_panels_each_member_on_the_model_of_its_seat(
             if seat is not None and seat.family in families:
                 assert model["model"] == PANEL[seat.index % 2], (role, model)
                 assert model["position"] == seat.index % 2 + 1
+
+
+VARIANTS = [
+    ("chateval", {"strategy": "simultaneous_summarizer"}, "summarizer"),
+    ("voting", {"challenge": "wrong"}, "challenger"),
+    ("cortex", {"similarity": "prompted"}, "similarity"),
+]
+
+
+@pytest.mark.parametrize(("method", "options", "role"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_a_role_an_option_adds_is_declared_so_a_list_on_it_is_refused_before_any_call(
+    run, tmp_path, method: str, options: dict[str, Any], role: str
+) -> None:
+    spec = CATALOGUE[method]
+    declared = spec.roles(spec.options(**{**spec.preset, **options}))
+    assert role in declared
+    log = run(
+        strategyqa(data_path=str(STRATEGYQA)),
+        solver=getattr(solvers, method)(**options),
+        model="madsim/x",
+        limit=1,
+    )
+    record = log.samples[0].store["mad_tasks:debate"]
+    assert {c["role"] for c in record["calls"]} <= set(called(declared))
+    assert role in {c["role"] for c in record["calls"]}
+    [failed] = eval(
+        strategyqa(data_path=str(STRATEGYQA)),
+        solver=getattr(solvers, method)(**options),
+        model="madsim/x",
+        model_roles={role: PANEL},
+        limit=1,
+        display="none",
+        log_dir=str(tmp_path / "refused"),
+    )
+    assert failed.status == "error" and failed.error is not None
+    assert f"model role {role} is bound to [madsim/y, madsim/z]" in failed.error.message
+    assert not any(e.event == "model" for s in failed.samples or [] for e in s.events)

@@ -20,7 +20,7 @@ from .engine.records import DebateResult
 from .engine.runtime import Budget
 from .engine.session import Problem, Session
 from .inspect_runtime import InspectRuntime
-from .log_tags import cut_metadata, label, sample_cut
+from .log_tags import cut_metadata, label, role_text, sample_cut
 from .models import LOCAL_MODEL
 from .scorers.figures import METHOD as METHOD_SCORE
 from .scorers.figures import sample_figures
@@ -56,7 +56,8 @@ def save_result(state: TaskState, result: DebateResult, options: Mapping[str, An
 
 def method_score(result: DebateResult, options: Mapping[str, Any] | None = None) -> Score:
     """The run's label (`du_debate agents=4 agent_3=madsim/y`: the method, its `options` that
-    differ from the method's defaults and the roles bound to a model of their own), with the
+    differ from the method's defaults and the roles bound to a model of their own, or to a list,
+    `agent=[madsim/y,madsim/z]`: `bound_roles`), with the
     model each role ran on as the explanation. A debate that a limit or budget cut short says so
     (`du_debate (cut by token limit: 1 round ran)`), its metadata the limit and the rounds that
     ran, which `mad-tasks tag` and `report` read."""
@@ -65,14 +66,36 @@ def method_score(result: DebateResult, options: Mapping[str, Any] | None = None)
     for role, resolved in roles.items():
         by_model.setdefault(str(resolved.get("model")), []).append(role)
     explanation = "; ".join(f"{', '.join(rs)}: {model}" for model, rs in by_model.items())
-    bound = {r: str(got.get("model")) for r, got in roles.items() if got.get("fallback") is None}
-    name = label(result.method, options or {}, bound)
+    name = label(result.method, options or {}, bound_roles(roles))
     cut = cut_metadata(result.stopped, result.rounds)
     return Score(
         value=name if cut is None else f"{name} ({sample_cut(cut)})",
         explanation=explanation or None,
         metadata=cut,
     )
+
+
+def bound_roles(roles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The bindings a run's label names, from the record's resolved roles (`{role: {"model",
+    "fallback", "position", "panel"}}`), in their order: each role bound to a model of its own,
+    and each family bound to a list (a panel) as its members ran on it, `[madsim/y,madsim/z]`,
+    where each of the list's models ran a member."""
+    bound: dict[str, str] = {}
+    lists: dict[str, dict[int, str]] = {}  # a family's models by their position in its list
+    sizes: dict[str, int] = {}
+    for role, got in roles.items():
+        family, size = got.get("fallback"), got.get("panel")
+        if family is None:
+            bound[role] = str(got.get("model"))
+        elif isinstance(size, int):
+            lists.setdefault(family, {})[got.get("position") or 0] = str(got.get("model"))
+            sizes[family] = size
+            bound.setdefault(family, "")  # its place, among the roles in the record's order
+    for family, models in lists.items():
+        positions = range(1, sizes[family] + 1)
+        if set(models) == set(positions):
+            bound[family] = role_text([models[p] for p in positions])
+    return {role: model for role, model in bound.items() if model}
 
 
 # each figure is a scorer of its own and reads the record: a sample's stored record is parsed once

@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .log_tags import MISSING, NO_LOGS, tag_logs
+from .log_tags import MISSING, NO_LOGS, role_text, tag_logs
 from .prices import apply_prices
 from .tasks._data import DataUnavailable
 
 if TYPE_CHECKING:
+    from .compare import Binding
     from .reproduce import Sweep
 
 
@@ -70,7 +71,20 @@ def _add_report_commands(commands: Any) -> None:
         required=True,
         help='a solver and its own options, e.g. --solver "du_debate agents=4" (repeat it)',
     )
-    compare.add_argument("--model", action="append", required=True, help="a model (repeat it)")
+    compare.add_argument(
+        "--model",
+        action="append",
+        required=True,
+        help="a model, or a panel '[a,b]' (its first model the main one, every panel role of the "
+        "solver, e.g. agent, bound to the list); repeat it",
+    )
+    compare.add_argument(
+        "--model-role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="bind a role for every run, as inspect eval does; a list 'agent=[a,b]' is a panel",
+    )
     compare.add_argument(
         "-T", action="append", default=[], metavar="NAME=VALUE", help="a task option"
     )
@@ -97,7 +111,11 @@ def _add_reproduce_command(commands: Any) -> None:
     reproduce.add_argument("--list", action="store_true", help="list the experiments")
     reproduce.add_argument("--model", help="the model every row runs on")
     reproduce.add_argument(
-        "--model-role", action="append", default=[], metavar="ROLE=MODEL", help="bind a role"
+        "--model-role",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="bind a role, as inspect eval does; a list 'agent=[a,b]' is a panel",
     )
     reproduce.add_argument("--limit", type=int, help="samples per task")
     reproduce.add_argument("--epochs", type=int, help="runs (default: the experiment's runs)")
@@ -153,7 +171,7 @@ def _report(log_dir: str, out: str | None) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import SolverChoice, compare, parse_options
+    from .compare import ModelChoice, SolverChoice, compare, parse_model_roles, parse_options
 
     try:
         if args.model_cost_config:  # refused by name before any run
@@ -161,10 +179,11 @@ def _compare(args: argparse.Namespace) -> int:
         runs = compare(
             args.task,
             [SolverChoice.parse(text) for text in args.solver],
-            args.model,
+            [ModelChoice.parse(text) for text in args.model],
             args.log_dir,
             task_args=parse_options(args.T, "-T"),
             solver_args=parse_options(args.S, "-S"),
+            model_roles=parse_model_roles(args.model_role),
             limit=args.limit,
             model_cost_config=args.model_cost_config,
         )
@@ -199,6 +218,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         print(f"mad-tasks reproduce: {error.what}; {hint}", file=sys.stderr)
         return 2
     experiment = sweep.experiment
+    shown_roles = {role: role_text(models) for role, models in roles.items()}
     runs = []
     for row in experiment.rows:
         try:
@@ -225,7 +245,7 @@ def _reproduce(args: argparse.Namespace) -> int:
             break
     out = Path(args.log_dir) / experiment.name
     table = r.measure(
-        experiment, runs, args.model, args.limit, sweep.epochs, str(out), data, roles, shared
+        experiment, runs, args.model, args.limit, sweep.epochs, str(out), data, shown_roles, shared
     )
     files = r.write_table(table, out)
     print(r.to_markdown(table))
@@ -246,11 +266,12 @@ def _model_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _prepare_reproduce(
     args: argparse.Namespace,
-) -> tuple[Sweep, dict[str, str], dict[str, str], dict[str, Any]]:
-    """The sweep checked and built, its `--data`, roles and `-S` options; a ValueError or
-    LookupError naming the option, the value and what is allowed."""
+) -> tuple[Sweep, dict[str, str], dict[str, Binding], dict[str, Any]]:
+    """The sweep checked and built, its `--data`, roles (a role bound to a list of models: a
+    panel) and `-S` options; a ValueError or LookupError naming the option, the value and what is
+    allowed."""
     from . import reproduce as r
-    from .compare import parse_options
+    from .compare import parse_model_roles, parse_options
 
     for flag, value, most in (
         ("--epochs", args.epochs, r.MAX_RUNS),
@@ -262,10 +283,11 @@ def _prepare_reproduce(
             raise ValueError(f"{flag}: got {value}, allowed: an integer {allowed}")
     experiment = r.find_experiment(args.name)
     data = dict(_pair(item, "--data") for item in args.data)
-    roles = dict(_pair(item, "--model-role") for item in args.model_role)
+    roles = parse_model_roles(args.model_role)
     shared = parse_options(args.S, "-S")
     _model_args(args)  # -M checked here too
     sweep = r.prepare(experiment, data, args.epochs, shared)
+    r.check_models(experiment, args.model, roles)  # a paper's model left unbound: exit 2 here
     return sweep, data, roles, shared
 
 

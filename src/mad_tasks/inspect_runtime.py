@@ -43,7 +43,7 @@ from ._inspect_compat import active_generate_config, quiet_store
 from .engine.content import Msg
 from .engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from .engine.limits import LimitReached
-from .engine.panels import pick, refusal
+from .engine.panels import Bound, refusal, resolve
 from .engine.runtime import (
     Acting,
     Call,
@@ -70,22 +70,9 @@ _MESSAGE = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": C
 MAIN_MODEL = "main model"
 
 
-@dataclass(frozen=True)
-class RoleModel:
-    """The model a role's calls run on and the binding it came from: the role's own (`fallback`
-    None), a shared role's (`agent` for `agent_3`), or none (`MAIN_MODEL`); for a binding to a
-    list of `panel` models (a panel), the model's `position` in it (from 1)."""
-
-    model: Model
-    fallback: str | None
-    position: int | None = None
-    panel: int | None = None
-
-    def to_dict(self) -> dict[str, str | int | None]:
-        shown: dict[str, str | int | None] = {"model": str(self.model), "fallback": self.fallback}
-        if self.panel is not None:
-            shown |= {"position": self.position, "panel": self.panel}
-        return shown
+# the model a role's calls run on and the binding it came from: the role's own (`fallback` None),
+# a shared role's (`agent` for `agent_3`), or none (`MAIN_MODEL`); for a list, its position in it
+RoleModel = Bound[Model]
 
 
 def list_bindings() -> dict[str, list[str]]:
@@ -107,18 +94,12 @@ def check_panels(declared: Sequence[str]) -> None:
 
 def resolve_role(role: str, declared: Sequence[str] = ()) -> RoleModel:
     """The model of a call on `role` of a method declaring the roles `declared` (its panels'
-    seats); unbound, the main model, labelled with the role so usage is reported per role."""
-    bound = model_roles()
-    sizes = {r: len(m) if isinstance(m, list) else None for r, m in bound.items()}
-    chosen = pick(role, sizes, declared)
-    if chosen is None:
+    seats, `panels.resolve`); unbound, the main model, labelled with the role so usage is
+    reported per role."""
+    bound = resolve(role, model_roles(), declared)
+    if bound is None:
         return RoleModel(get_model(role=role, default=get_model()), MAIN_MODEL)
-    fallback = None if chosen.binding == role else chosen.binding
-    if chosen.index is None:
-        return RoleModel(get_model(role=chosen.binding, required=True), fallback)
-    member = bound[chosen.binding]
-    assert isinstance(member, list)  # `pick` gave a seat: the binding is a list
-    return RoleModel(member[chosen.index], fallback, chosen.index + 1, chosen.size)
+    return bound
 
 
 def resolve_model(role: str) -> Model:
@@ -349,7 +330,7 @@ class InspectRuntime:
 
     def resolved_roles(self) -> dict[str, dict[str, str | int | None]]:
         """`{role: {"model": "provider/name", "fallback": ...}}` for the log."""
-        return {role: r.to_dict() for role, r in self.roles.items()}
+        return {role: {"model": str(r.model), **r.shown()} for role, r in self.roles.items()}
 
     def cache_of(self, call: Call) -> bool | CachePolicy:
         base = self.config.cache

@@ -8,7 +8,9 @@ afterwards, from what the log's header records, through Inspect's public edit AP
 `mad-tasks compare` and `mad-tasks reproduce` do; each sample's `method` score carries the same
 label (`label`), so the samples lists tell runs apart too. A run that an Inspect limit or `-S
 budget` cut short says so, read from its samples (`cut_note`): `du_debate rounds=3 (cut by token
-limit in 3 of 3 samples: 2 rounds ran)`, and so does each cut sample's label.
+limit in 3 of 3 samples: 2 rounds ran)`, and so does each cut sample's label. A role bound to a
+list of models (a panel, `--model-role 'agent=[madsim/y,madsim/z]'`) shows as Inspect's CLI takes
+it: `du_debate agent=[madsim/y,madsim/z]`, so a panel run is told apart from a run on one model.
 
 Inspect gives a package no way to name a plain run in the eval list: the list's Task column is the
 registered task's name, and a task's own tags are fixed before `--solver` replaces its solver. So
@@ -44,19 +46,57 @@ MAX_VALUE = 40  # characters of an option's value in its tag (templates can be l
 MISSING, NO_LOGS = "no such file or directory", "no logs found"
 
 
-def run_label(log: EvalLog) -> str | None:
+def role_text(bound: Any) -> str:
+    """A role's binding as a label shows it: a model's name (`madsim/y`), a list of models as
+    Inspect's CLI takes it (`[madsim/y,madsim/z]`; a list of one is that model, as Inspect binds
+    it). A binding is a name, a `Model`, a `ModelConfig` (the log header's), or a list of them."""
+    if isinstance(bound, list | tuple):
+        names = [role_text(b) for b in bound]
+        return names[0] if len(names) == 1 else f"[{','.join(names)}]"
+    return str(getattr(bound, "model", None) or bound)  # a ModelConfig, a Model, a name
+
+
+def bound_models(log: EvalLog) -> dict[str, str | list[str]]:
+    """Each role the run bound (`--model-role`, the header's `model_roles`) to its model's name,
+    or its models' names for a role bound to a list (a panel)."""
+    return {
+        role: [c.model for c in config] if isinstance(config, list) else config.model
+        for role, config in (log.eval.model_roles or {}).items()
+    }
+
+
+def panel_model(log: EvalLog) -> list[str] | None:
+    """The panel the run ran on as its model: the one list every list-bound role of the run is
+    bound to, when the main model is its first model (as `mad-tasks compare --model '[a,b]'` runs
+    a panel, and `inspect eval --model a --model-role 'agent=[a,b]'` the same run); else None."""
+    lists = [m for m in bound_models(log).values() if isinstance(m, list)]
+    if not lists or any(m != lists[0] for m in lists) or lists[0][0] != log.eval.model:
+        return None
+    return lists[0]
+
+
+def model_label(log: EvalLog) -> str:
+    """The run's model as a report names it: its panel (`[madsim/y,madsim/z]`, `panel_model`), else
+    its main model."""
+    panel = panel_model(log)
+    return log.eval.model if panel is None else role_text(panel)
+
+
+def run_label(log: EvalLog, panel_as_model: bool = False) -> str | None:
     """The log's method, each `-S` option given and each role bound with `--model-role`, as one
     tag that starts with the method (the viewer sorts tags and cuts the column short):
-    `du_debate agents=5 agent_3=madsim/y`. The main model has its own column. None: nothing to say."""
+    `du_debate agents=5 agent_3=madsim/y`, `du_debate agent=[madsim/y,madsim/z]`. The main model
+    has its own column. `panel_as_model`: the roles bound to the run's panel (`panel_model`) are
+    left out, for a view whose model column names the panel. None: nothing to say."""
     spec = log.eval
     method = spec.solver
     given = spec.solver_args_passed if spec.solver_args_passed is not None else spec.solver_args
     if method is None:  # the task's own solver: the plan's last step from this package, if any
         ours = [step.solver for step in log.plan.steps if step.solver.startswith(PREFIX)]
         method, given = (ours[-1] if ours else None), {}
+    panel = panel_model(log) if panel_as_model else None
     roles = {
-        role: ",".join(c.model for c in (config if isinstance(config, list) else [config]))
-        for role, config in (spec.model_roles or {}).items()
+        role: role_text(models) for role, models in bound_models(log).items() if models != panel
     }
     return label(method.removeprefix(PREFIX) if method else None, given or {}, roles) or None
 
@@ -112,16 +152,16 @@ def cut_note(samples: Iterable[Sample]) -> str | None:
     return f"cut by {kinds} in {len(cuts)} of {len(notes)} samples: {ran}"
 
 
-def labelled(log: EvalLog, samples: Iterable[Sample]) -> str | None:
+def labelled(log: EvalLog, samples: Iterable[Sample], panel_as_model: bool = False) -> str | None:
     """The log's run label (`run_label`) with what cut it short, if anything did (`cut_note`)."""
-    name, cut = run_label(log), cut_note(samples)
+    name, cut = run_label(log, panel_as_model), cut_note(samples)
     return name if name is None or cut is None else f"{name} ({cut})"
 
 
 def run_tags(method: str, options: Mapping[str, Any], eval_args: Mapping[str, Any]) -> list[str]:
     """The tags of a run started from Python (`compare`, `reproduce`): those `eval_args` give,
     then the run's label from the method, its options and the roles `eval_args` bind."""
-    roles = {role: str(model) for role, model in (eval_args.get("model_roles") or {}).items()}
+    roles = {role: role_text(model) for role, model in (eval_args.get("model_roles") or {}).items()}
     return [*(eval_args.get("tags") or []), label(method, options, roles)]
 
 

@@ -1,7 +1,8 @@
 """`mad-tasks report`: the comparison users run debates for, from a directory of Inspect logs.
 
 Per task, one row per solver (its method, `-S` options and role bindings, and what cut it short if
-a limit or `-S budget` did, as `mad-tasks tag` labels a run) and main model: the log's headline
+a limit or `-S budget` did, as `mad-tasks tag` labels a run) and model (the main model, or the
+panel a run ran on as its model, `[madsim/y,madsim/z]`: `log_tags.panel_model`): the log's headline
 score with its stderr, the samples, and per sample the model calls, the tokens spent and served
 from Inspect's cache, and the cost where Inspect priced the run. Written as markdown and CSV, and
 as a self-contained HTML page (the table and the plot as inline SVG, nothing fetched) with a PNG of
@@ -39,7 +40,7 @@ from ._inspect_sample import STORE_KEY
 from .debate_columns import DebateColumns
 from .engine.records import DebateResult
 from .engine.transitions import TRANSITIONS
-from .log_tags import labelled, run_label
+from .log_tags import labelled, model_label, run_label
 from .scorers.figures import Missing
 from .scorers.transitions import reading_of
 
@@ -160,10 +161,12 @@ def _run_cost(log: EvalLog) -> float | None:
 
 
 def _solver_label(log: EvalLog) -> str:
-    """The run's label, as `mad-tasks tag` gives it: a finished run's says what cut it short."""
+    """The run's label, as `mad-tasks tag` gives it, but for the roles bound to the panel the run
+    ran on as its model (the model column names it): a finished run's says what cut it short."""
     if log.status != "success":  # left out of the report: its samples are not read
-        return run_label(log) or "(none)"
-    return labelled(log, read_eval_log_sample_summaries(log.location)) or "(none)"
+        return run_label(log, panel_as_model=True) or "(none)"
+    samples = read_eval_log_sample_summaries(log.location)
+    return labelled(log, samples, panel_as_model=True) or "(none)"
 
 
 EVAL_COLUMNS = [
@@ -172,6 +175,7 @@ EVAL_COLUMNS = [
     *EvalResults,
     EvalColumn("task_label", path=_task_label),
     EvalColumn("solver_label", path=_solver_label),
+    EvalColumn("model_label", path=model_label),
     EvalColumn("run_cost", path=_run_cost),
 ]
 FIGURES = (
@@ -193,7 +197,7 @@ def read_report(log_dir: str) -> Report:
     notes = [f"left out {e['log']}: {e['status']}" for e in evals if e["status"] != "success"]
     kept: dict[tuple[str, str, str], dict[str, Any]] = {}
     for e in sorted((e for e in evals if e["status"] == "success"), key=lambda e: e["created"]):
-        key = (e["task_label"], e["solver_label"], e["model"])
+        key = (e["task_label"], e["solver_label"], e["model_label"])
         if key in kept:
             notes.append(f"left out {kept[key]['log']}: a newer log has the same run")
         kept[key] = e
@@ -260,7 +264,7 @@ def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
     return Row(
         task=e["task_label"],
         solver=e["solver_label"],
-        model=e["model"],
+        model=e["model_label"],
         headline=None if score is None else headline,
         score=score,
         stderr=finite(e["score_headline_stderr"]),

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 from .runtime import role_candidates
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,41 @@ def pick(role: str, bound: Mapping[str, int | None], declared: Sequence[str]) ->
             raise PanelError(role, candidate, size, "a role bound to one model")
         return Pick(candidate, seat.index % size, size)
     return None
+
+
+@dataclass(frozen=True)
+class Bound(Generic[T]):
+    """A call's model as a host binds it (`resolve`): the `model` (the host's own kind: an
+    endpoint, a backend), the binding it came through (`fallback`: None for the call's own role,
+    else its family's), and for a list its `position` in it (from 1) of `panel` models."""
+
+    model: T
+    fallback: str | None
+    position: int | None = None
+    panel: int | None = None
+
+    def shown(self) -> dict[str, str | int | None]:
+        """What a record says beside the model of where it came from, as the Inspect runtime
+        records it: the fallback, and for a panel the model's position and the panel's size."""
+        if self.panel is None:
+            return {"fallback": self.fallback}
+        return {"fallback": self.fallback, "position": self.position, "panel": self.panel}
+
+
+def resolve(
+    role: str, bindings: Mapping[str, T | list[T]], declared: Sequence[str]
+) -> Bound[T] | None:
+    """The model of a call on `role`, from a host's bindings (each role to one model or a list of
+    them), by `pick`; None when no binding reaches the role (the host's default model)."""
+    sizes = {r: len(b) if isinstance(b, list) else None for r, b in bindings.items()}
+    chosen = pick(role, sizes, declared)
+    if chosen is None:
+        return None
+    fallback = None if chosen.binding == role else chosen.binding
+    bound = bindings[chosen.binding]
+    if chosen.index is None:
+        return Bound(cast(T, bound), fallback)
+    return Bound(cast(list[T], bound)[chosen.index], fallback, chosen.index + 1, chosen.size)
 
 
 def refusal(declared: Sequence[str], lists: Mapping[str, Sequence[str]]) -> PanelError | None:

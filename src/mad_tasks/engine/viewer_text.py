@@ -3,18 +3,22 @@
 Inspect's viewer renders markdown tables without cell padding (`agent_1yes1`) and escapes HTML, so
 `table` writes a table as columns of aligned text in a fenced block, which every markdown renderer
 shows as it is. Each event explains the notation it uses; solutions and the like are numbered
-from 1 wherever a person reads them.
+from 1 wherever a person reads them. A table of agents whose calls do not all run on one model (a
+panel, `--model-role 'agent=[a,b]'`, or a member bound to a model of its own) shows each agent's
+model beside it (`agent_table`); agents on one model leave the table as it was.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from .records import AgentAnswer, Tally
 
 Describe = Callable[[str], str]
+# a role's model as the host names it (`Runtime.model_name`)
+ModelOf = Callable[[str], str]
 
 MAX_CELL = 100  # characters of a cell; the whole text is in the model call and the store
 ABSTAINED = "(abstained)"
@@ -51,12 +55,47 @@ def answer_cell(answer: str | None, describe: Describe) -> str:
     return describe(answer) if answer is not None else ABSTAINED
 
 
-def round_table(title: str, answers: Sequence[AgentAnswer], describe: Describe) -> str:
+def agent_models(
+    agents: Iterable[str] | Mapping[str, str], model_of: ModelOf | None
+) -> dict[str, str] | None:
+    """Each agent's model, where the agents do not all run on one: `agents` names them as a table
+    does, each mapped to the role its calls run on (an iterable: each agent is its own role).
+    None when they share one model, or no `model_of` is given: the table shows no model."""
+    if model_of is None:
+        return None
+    roles = agents if isinstance(agents, Mapping) else {a: a for a in agents}
+    models = {agent: model_of(role) for agent, role in roles.items()}
+    return models if len(set(models.values())) > 1 else None
+
+
+def agent_table(
+    head: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    right: Collection[int] = (),
+    models: Mapping[str, str] | None = None,
+) -> str:
+    """`table` of rows that each begin with an agent; with `models` (`agent_models`), a `model`
+    column beside the agent holds its model."""
+    if not models:
+        return table(head, rows, right)
+    shown = ([r[0], models.get(str(r[0]), ""), *r[1:]] for r in rows)
+    return table([head[0], "model", *head[1:]], shown, {i + 1 for i in right})
+
+
+def round_table(
+    title: str,
+    answers: Sequence[AgentAnswer],
+    describe: Describe,
+    model_of: ModelOf | None = None,
+) -> str:
+    """Each agent's answer and attempts; with `model_of`, each agent's model where they differ."""
     rows = [(a.agent, answer_cell(a.answer, describe), a.attempts) for a in answers]
     note = "attempts: the replies it took, 1 + the follow-ups asking for a readable final answer"
     if any(a.answer is None for a in answers):
         note += f"; {ABSTAINED}: none was readable, so the agent does not vote"
-    return f"**{title}**\n\n{table(['agent', 'answer', 'attempts'], rows, right={2})}\n\n{note}."
+    models = agent_models([a.agent for a in answers], model_of)
+    shown = agent_table(["agent", "answer", "attempts"], rows, {2}, models)
+    return f"**{title}**\n\n{shown}\n\n{note}."
 
 
 def vote_table(

@@ -33,12 +33,16 @@ Debate = Callable[[Runtime], Awaitable[T]]
 
 class RoundRuntime:
     """`run(debates)` runs each `debate(runtime)` to its result; `generate` gets each round's calls
-    of all debates as one batch, every role on one model (named `model`). `batches` records each
-    batch's size, in order. One run per instance."""
+    of all debates as one batch, every role on one model (named `model`), or each on the model
+    `model_of(role)` names (`generate` sends each its calls). `batches` records each batch's
+    size, in order. One run per instance."""
 
-    def __init__(self, generate: Generate, model: str) -> None:
+    def __init__(
+        self, generate: Generate, model: str, model_of: Callable[[str], str] | None = None
+    ) -> None:
         self._generate = generate
         self.model = model
+        self._model_of = model_of
         self._parked: list[tuple[Call, asyncio.Future[Reply]]] = []
         self._active = 0
         self._quiet: asyncio.Event | None = None  # set when _active falls to 0
@@ -132,7 +136,7 @@ class RoundRuntime:
         """No viewer here: the debate record (`DebateResult`) keeps what the events would show."""
 
     def model_name(self, role: str) -> str:
-        return self.model
+        return self.model if self._model_of is None else self._model_of(role)
 
     def headroom(self) -> list[Room]:
         return []  # no limits of a run here: -S budget is the debate's own

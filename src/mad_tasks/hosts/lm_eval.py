@@ -7,7 +7,9 @@
 Each `generate_until` request is one debate over the request's prompt. All of a run's debates go
 forward together, one round at a time (hosts/batch_runtime.py), so the inner backend gets each round's
 agent calls as one `generate_until` batch: an HF model batches them, an API backend sends them
-`num_concurrent` at a time. The debate's final answer, written with `final_format` and cut at the
+`num_concurrent` at a time. `roles` may bind a role to a model of its own, or to a list of them
+(a panel: agent i on model (i-1) mod n); each backend then gets its own calls of a round as one
+batch. The debate's final answer, written with `final_format` and cut at the
 task's `until`, is the request's output, so the task's own filters and metrics score it. An
 abstention (every agent abstained) outputs the empty string, which no answer matches.
 
@@ -32,7 +34,7 @@ from typing import Any
 import lm_eval.models  # noqa: F401  (the built-in backends: see `get_model` below)
 from lm_eval.api.instance import Instance
 from lm_eval.api.model import LM
-from lm_eval.api.registry import get_model, register_model
+from lm_eval.api.registry import get_model, model_registry, register_model
 from lm_eval.models.api_models import JsonChatStr
 from lm_eval.utils import hash_string, simple_parse_args_string
 
@@ -41,12 +43,14 @@ from ..engine.catalogue import CATALOGUE
 from ..engine.checks import OptionError, one_of, text
 from ..engine.content import Msg, Question
 from ..engine.options import Answering
+from ..engine.panels import Bound
 from ..engine.records import DebateResult
 from ..engine.runtime import Call, Reply, Runtime
 from ..engine.session import Problem, Session
 from ..models.offline import SimulatedReplies, is_simulated
 from ..tasks._data import DataUnavailable
 from .batch_runtime import RoundRuntime
+from .bindings import bind_roles, resolved
 from .setup import SETUP, not_hosted
 
 # under lm-eval's logger, so its command line shows these lines at its log level
@@ -63,9 +67,13 @@ HOST_ARGS = (
     "inner.<arg>",
     "inner_format",
     "final_format",
+    "roles",
     "transcript",
 )
 INNER_FORMATS = ("chat", "text")
+# what a role's calls fall back to when no binding reaches it: the inner backend
+INNER = "inner"
+ROLE_KEYS = ("inner", "inner_args")
 
 
 def inner_args_of(value: Any) -> dict[str, Any]:
@@ -78,6 +86,60 @@ def inner_args_of(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return dict(value)
     raise OptionError("inner_args", value, "a JSON object of the inner backend's arguments", KIND)
+
+
+def roles_of(value: Any) -> Any:
+    """`roles`: a JSON object (or its text), checked by `bind_roles`."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # not JSON: refused as text
+            return json.loads(value)
+    return value
+
+
+def inner_name(inner: str, args: Mapping[str, Any]) -> str:
+    """A backend's model as records name it: `inner/<model>` (its `model` or `pretrained`
+    argument), the backend alone without one; the simulated model as `madsim/<name>`."""
+    if is_simulated(inner):
+        return inner if "/" in inner else f"{inner}/x"
+    named = next((str(args[k]) for k in ("model", "pretrained") if k in args), None)
+    return f"{inner}/{named}" if named else inner
+
+
+def role_inner(
+    option: str, value: Any, inner: str, args: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """A role's model as (backend, its arguments). A text is a model of the default backend
+    `inner` (its `args` with `model` replaced, or `pretrained` where they name that instead), or
+    the simulated model `madsim/<name>`; a mapping takes `inner` (default: the default backend)
+    and `inner_args` (over the default's when the backend is the same). An unknown backend is
+    refused by name, before any call."""
+    simulated = is_simulated(inner)
+    if isinstance(value, str) and value:
+        if is_simulated(value):
+            return value, dict(args) if simulated else {}
+        if not simulated:
+            key = "pretrained" if "pretrained" in args and "model" not in args else "model"
+            return inner, {**args, key: value}
+    elif isinstance(value, Mapping) and value and set(value) <= set(ROLE_KEYS):
+        name = text(f"{option}.inner", value.get("inner", inner), kind=KIND)
+        given = value.get("inner_args", {})
+        if not isinstance(given, Mapping):
+            allowed = "a mapping of the backend's arguments"
+            raise OptionError(f"{option}.inner_args", given, allowed, KIND)
+        if name == "mad":
+            raise OptionError(f"{option}.inner", name, "any lm-eval backend but mad itself", KIND)
+        if not is_simulated(name):
+            try:
+                get_model(name)
+            except ValueError:
+                known = ", ".join(k for k in model_registry if k != "mad")
+                allowed = f"an lm-eval backend ({known}) or madsim"
+                raise OptionError(f"{option}.inner", name, allowed, KIND) from None
+        same = name == inner or (simulated and is_simulated(name))
+        return name, {**(args if same else {}), **given}
+    model = "a simulated model madsim/<name> (inner is madsim)" if simulated else "a model name"
+    allowed = f"{model}, or a mapping of inner, inner_args"
+    raise OptionError(option, value, allowed, KIND)
 
 
 def final_format_of(value: Any) -> str:
@@ -157,6 +219,16 @@ def plain_prompt(messages: Sequence[Mapping[str, str]]) -> str:
 
 
 @dataclass(frozen=True)
+class Inner:
+    """A model agents run on: an lm-eval backend (`lm`) or the simulated model (`simulated`), and
+    its `name` in the record (`inner_name`)."""
+
+    name: str
+    lm: LM | None = None
+    simulated: SimulatedReplies | None = None
+
+
+@dataclass(frozen=True)
 class Prepared:
     """One request, checked and ready to debate."""
 
@@ -176,6 +248,8 @@ class MadLM(LM):
     inner_format: chat (the inner model's chat template, default) or text (a plain transcript,
         for a model without one).
     final_format: how the output writes the final answer, holding {answer} (default: {answer}).
+    roles: a JSON object of role to its own model (a model name of the inner backend,
+        `madsim/<name>`, or {"inner", "inner_args"}), or to a list of them (a panel).
     transcript: a JSONL file; one line per debate is appended.
     Any other argument is the method's option, as `-S` takes it in Inspect.
     """
@@ -188,6 +262,7 @@ class MadLM(LM):
         inner_format: str = "chat",
         final_format: str = "{answer}",
         transcript: str | None = None,
+        roles: Any = None,
         batch_size: int | str | None = None,
         max_batch_size: int | None = None,
         device: str | None = None,
@@ -217,32 +292,54 @@ class MadLM(LM):
         self.transcript = (
             None if transcript is None else Path(text("transcript", transcript, kind=KIND))
         )
-        inner_name = text("inner", inner, kind=KIND)
-        if inner_name == "mad":
+        name = text("inner", inner, kind=KIND)
+        if name == "mad":
             raise OptionError("inner", inner, "any lm-eval backend but mad itself", KIND)
         args = inner_args_of(inner_args) | {k.removeprefix("inner."): v for k, v in flat.items()}
-        named = next((str(args[k]) for k in ("model", "pretrained") if k in args), None)
-        self.model = f"{inner_name}/{named}" if named else inner_name
         try:  # what the options name (an embedder not installed), before any call
             self.run_method = spec.ready(self.options, SETUP)
         except OptionError as e:
             raise e.of(KIND) from None
-        self.simulated: SimulatedReplies | None = None
-        if is_simulated(inner_name):  # offline: the project's simulated model, by the calls
-            self.model = inner_name if "/" in inner_name else f"{inner_name}/x"
-            self.simulated = SimulatedReplies.checked(self.model, args, "inner_args", KIND)
-            return
-        # lm-eval's batch size and device go to the inner backend, unless its own args set them
-        run = {"batch_size": batch_size, "max_batch_size": max_batch_size, "device": device}
-        extra = {k: v for k, v in run.items() if v is not None and k not in args}
-        self.inner = get_model(inner_name).create_from_arg_obj(args, extra)
+        # lm-eval's batch size and device go to each inner backend, unless its own args set them
+        self._run = {"batch_size": batch_size, "max_batch_size": max_batch_size, "device": device}
+        self._made: dict[str, Inner] = {}
+        self.default = self._inner(name, args, "inner_args")
+        self.model = self.default.name
+        self.simulated = self.default.simulated  # offline: the simulated model, by the calls
+        if self.default.lm is not None:
+            self.inner = self.default.lm
+        self.declared = spec.roles(self.options)
+
+        def bound(option: str, value: Any) -> Inner:
+            return self._inner(*role_inner(option, value, name, args), f"{option}.inner_args")
+
+        what = "a model (a name, madsim/<name>, or {inner, inner_args})"
+        self.roles = bind_roles(roles_of(roles), self.declared, bound, what, KIND)
+
+    def _inner(self, name: str, args: dict[str, Any], option: str) -> Inner:
+        """The backend `name` made with `args` (once for a run: roles bound to the same share
+        it); the simulated model's arguments checked as `option`."""
+        model = inner_name(name, args)
+        key = json.dumps([model if is_simulated(name) else name, args], sort_keys=True, default=str)
+        if key not in self._made:
+            if is_simulated(name):
+                simulated = SimulatedReplies.checked(model, args, option, KIND)
+                self._made[key] = Inner(model, simulated=simulated)
+            else:
+                extra = {k: v for k, v in self._run.items() if v is not None and k not in args}
+                lm = get_model(name).create_from_arg_obj(args, extra)
+                self._made[key] = Inner(model, lm)
+        return self._made[key]
+
+    def _bound(self, role: str) -> Bound[Inner]:
+        return resolved(role, self.roles, self.declared, self.default, INNER)
 
     # -- lm-eval's interface ---------------------------------------------------------------------
     def generate_until(self, requests: list[Instance]) -> list[str]:
         if not requests:
             return []
         prepared = [self._prepare(r) for r in requests]  # every refusal before the first call
-        runtime = RoundRuntime(self._generate, self.model)
+        runtime = RoundRuntime(self._generate, self.model, lambda r: self._bound(r).model.name)
         try:
             results = runtime.run([self._debate(p.problem) for p in prepared])
         except OptionError as e:  # one a debate decides before its first call (cortex's sizes)
@@ -265,6 +362,7 @@ class MadLM(LM):
                 **result.options,
                 "answer_format": p.problem.fmt.name,
                 "model": self.model,
+                "roles": self._roles_of(result),
             }
             outputs.append(out)
             lines.append(
@@ -323,23 +421,47 @@ class MadLM(LM):
 
         return debate
 
+    def _roles_of(self, result: DebateResult) -> dict[str, dict[str, str | int | None]]:
+        """Every role the debate called, as the record names its model: `{"model", "fallback"}`,
+        and a panel member's `position` and `panel` (as the Inspect runtime records them)."""
+        roles = {}
+        for role in dict.fromkeys(c.role for c in result.calls):
+            bound = self._bound(role)
+            roles[role] = {"model": bound.model.name, **bound.shown()}
+        return roles
+
     def _generate(self, calls: list[Call]) -> list[Reply]:
-        """One round's calls of every debate, as one batch of the inner backend. lm-eval backends
-        return text only: the calls' token usage is unknown (recorded as such, never as 0)."""
-        logger.info("mad: %d agent calls to %s", len(calls), self.model)
-        if self.simulated is not None:  # it answers the calls themselves, usage included
-            return self.simulated.replies(calls)
+        """One round's calls of every debate, as one batch of each inner backend they run on.
+        lm-eval backends return text only: the calls' token usage is unknown (recorded as such,
+        never as 0)."""
+        groups: dict[int, tuple[Inner, list[int]]] = {}
+        for i, call in enumerate(calls):
+            inner = self._bound(call.role).model
+            groups.setdefault(id(inner), (inner, []))[1].append(i)
+        replies: list[Reply | None] = [None] * len(calls)
+        for inner, taken in groups.values():
+            sent = [calls[i] for i in taken]
+            logger.info("mad: %d agent calls to %s", len(sent), inner.name)
+            for i, reply in zip(taken, self._send(inner, sent), strict=True):
+                replies[i] = reply
+        return [r for r in replies if r is not None]
+
+    def _send(self, inner: Inner, calls: list[Call]) -> list[Reply]:
+        if inner.simulated is not None:  # it answers the calls themselves, usage included
+            return inner.simulated.replies(calls)
+        assert inner.lm is not None
+        lm = inner.lm
         batch = [
-            Instance("generate_until", {}, (self._prompt(c), self._sampling(c)), i)
+            Instance("generate_until", {}, (self._prompt(lm, c), self._sampling(c)), i)
             for i, c in enumerate(calls)
         ]
-        return [Reply(text) for text in self.inner.generate_until(batch)]
+        return [Reply(text) for text in lm.generate_until(batch)]
 
-    def _prompt(self, call: Call) -> Any:
+    def _prompt(self, lm: LM, call: Call) -> Any:
         messages = [{"role": m.role, "content": m.text} for m in call.messages]
         if self.inner_format == "text":
             return plain_prompt(messages)
-        return self.inner.apply_chat_template(messages)
+        return lm.apply_chat_template(messages)
 
     @staticmethod
     def _sampling(call: Call) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from ..engine.runtime import Call, Reply
 from ..engine.session import Problem, Session
 from ..engine.spec import MethodSpec, Run
 from ..models.offline import PROVIDER, SimulatedReplies, is_simulated
+from .bindings import bind_roles
 from .ideal_form import CASES, Spelling, spelling
 from .openai_runtime import Endpoint, OpenAIRuntime, Simulators
 from .setup import SETUP
@@ -218,9 +219,10 @@ ENDPOINT_KEYS = ("model", "base_url", "api_key")
 
 def endpoints(
     model: Any, base_url: Any, api_key: Any, roles: Any, allowed: Sequence[str]
-) -> tuple[Endpoint, dict[str, Endpoint]]:
-    """The default endpoint and each role's own. A role's model is a name, or a mapping with any
-    of `model`, `base_url`, `api_key`, the others taken from the defaults."""
+) -> tuple[Endpoint, dict[str, Endpoint | list[Endpoint]]]:
+    """The default endpoint and each role's own, or its list of them (a panel: `bind_roles`). A
+    role's model is a name, or a mapping with any of `model`, `base_url`, `api_key`, the others
+    taken from the defaults."""
     key = optional(text, "api_key", api_key) or os.environ.get("OPENAI_API_KEY")
     if key is None and is_simulated(str(model)):
         key = "none"  # the simulated model answers offline and checks no key
@@ -233,26 +235,21 @@ def endpoints(
     default = Endpoint(
         text("model", model), optional(text, "base_url", base_url, null="OpenAI's"), key
     )
-    if roles is None:
-        return default, {}
-    if not isinstance(roles, Mapping):
-        raise OptionError("roles", roles, "a mapping of role to a model or an endpoint")
-    bound = {}
-    for role, spec in roles.items():
-        if role not in allowed:
-            raise OptionError("roles", role, f"a role this method calls: {', '.join(allowed)}")
+
+    def endpoint(option: str, spec: Any) -> Endpoint:
         given = {"model": spec} if isinstance(spec, str) else spec
         if not isinstance(given, Mapping) or not set(given) <= set(ENDPOINT_KEYS):
             raise OptionError(
-                f"roles.{role}", spec, "a model name, or a mapping of model, base_url, api_key"
+                option, spec, "a model name, or a mapping of model, base_url, api_key"
             )
         fields = {**vars(default), **given}
-        bound[role] = Endpoint(
-            text(f"roles.{role}.model", fields["model"]),
-            optional(text, f"roles.{role}.base_url", fields["base_url"], null="OpenAI's"),
-            text(f"roles.{role}.api_key", fields["api_key"]),
+        return Endpoint(
+            text(f"{option}.model", fields["model"]),
+            optional(text, f"{option}.base_url", fields["base_url"], null="OpenAI's"),
+            text(f"{option}.api_key", fields["api_key"]),
         )
-    return default, bound
+
+    return default, bind_roles(roles, allowed, endpoint, "a model or an endpoint")
 
 
 def addressed(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -312,7 +309,8 @@ class _DebateFn(ABC):
 
     options: Generation
     default: Endpoint
-    roles: dict[str, Endpoint]
+    roles: dict[str, Endpoint | list[Endpoint]]
+    declared: tuple[str, ...]  # the method's roles: its panels' seats
 
     def _setup(
         self,
@@ -326,7 +324,8 @@ class _DebateFn(ABC):
     ) -> Run:
         """The endpoints and the method prepared (`OptionError` for any bad argument)."""
         self.options = options
-        self.default, self.roles = endpoints(model, base_url, api_key, roles, spec.roles(options))
+        self.declared = spec.roles(options)
+        self.default, self.roles = endpoints(model, base_url, api_key, roles, self.declared)
         self.simulators = Simulators(_madsim_args(_typed(madsim_args)))
         return spec.ready(options, SETUP)
 
@@ -344,7 +343,7 @@ class _DebateFn(ABC):
     async def _debate(self, problem: Problem, method: Run) -> tuple[DebateResult, OpenAIRuntime]:
         opts = self.options
         async with OpenAIRuntime(
-            self.roles, self.default, _record_sampling, self.simulators
+            self.roles, self.default, _record_sampling, self.simulators, self.declared
         ) as runtime:
             session = Session(
                 runtime,
@@ -366,8 +365,9 @@ class DebateCompletionFn(_DebateFn):
     default). `model`, `base_url`, `api_key`: the default endpoint
     (`api_key` defaults to OPENAI_API_KEY, `base_url` to the client's default); a model
     `madsim/<name>` is the project's simulated model, offline and keyless, with `madsim_args`
-    its arguments (`answers`: a JSONL file of the gold answers, which it cannot know otherwise). `roles`: a model
-    or an endpoint per role (`agent`, `agent_1`, ...). `choices`: with `answer_format=choice`, how
+    its arguments (`answers`: a JSONL file of the gold answers, which it cannot know otherwise).
+    `roles`: a model or an endpoint per role (`agent`, `agent_1`, ...), or a list of them for a
+    panel (`agent`: agent i runs on item (i-1) mod n; `hosts/bindings.py`). `choices`: with `answer_format=choice`, how
     many lettered options the question lists. `answer_case` (`auto`, `lower`, `upper`,
     `capitalized`): with `answer_format` yesno or choice, how the eval's ideals are written; `auto`
     reads it from the prompt (`ideal_form.spelling`). Every other keyword is an option of the
@@ -468,8 +468,8 @@ class JudgeCompletionFn(_DebateFn):
     `method`: more, samre or single_judge. The grader's prompt must hold the battle layout
     (`read_battle`); `ask` is the grader's question after it, `verdicts` the choice string of
     each verdict (default battle's: A -> Yes, B -> No, tie -> No, since a tie is not "better").
-    `model`, `base_url`, `api_key` and `roles` (`advocate`, `judge`, `juror`) as for
-    `DebateCompletionFn`; every other keyword is an option of the judge, as its solver takes it.
+    `model`, `base_url`, `api_key` and `roles` (`advocate`, `judge`, `juror`, ...: a list for a
+    panel, `advocate` or `juror`, never for `judge`) as for `DebateCompletionFn`; every other keyword is an option of the judge, as its solver takes it.
     An abstention (nothing readable, or responses that cannot be told apart) answers empty,
     which evals scores as invalid."""
 

@@ -1,8 +1,9 @@
 """The engine's `Runtime` over OpenAI-compatible chat completions, through the `openai` client.
 
 Each role's calls go to an `Endpoint` (a model, a base URL, a key): the role's own, else its shared
-role's (`agent_3` falls back to `agent`), else the host's default. One runtime serves one debate on
-one event loop: its clients are made on first use and closed when the debate ends, so debates run
+role's (`agent_3` falls back to `agent`), else the host's default. A role bound to a list of
+endpoints is a panel: its members take them in turn by seat (engine/panels.py). One runtime
+serves one debate on one event loop: its clients are made on first use and closed when the debate ends, so debates run
 from different threads share no client (only the host's `Simulators`, which hold no loop's state).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,17 +19,10 @@ from typing import Any, TypeVar
 from openai import AsyncOpenAI, BadRequestError
 
 from ..engine.content import Msg
-from ..engine.runtime import (
-    Acting,
-    Call,
-    Reply,
-    Room,
-    Steps,
-    Usage,
-    role_candidates,
-    token_logprobs,
-)
+from ..engine.panels import Bound
+from ..engine.runtime import Acting, Call, Reply, Room, Steps, Usage, token_logprobs
 from ..models.offline import SimulatedReplies, is_simulated
+from .bindings import resolved
 
 T = TypeVar("T")
 
@@ -47,15 +41,16 @@ class Endpoint:
         return {"model": self.model, "base_url": self.base_url}
 
 
+Roles = Mapping[str, Endpoint | list[Endpoint]]
+
+
 def resolve_endpoint(
-    role: str, roles: Mapping[str, Endpoint], default: Endpoint
-) -> tuple[Endpoint, str | None]:
-    """The endpoint of a role's calls and the binding it came from: None for the role's own, the
-    shared role's name, or `DEFAULT`."""
-    for candidate in role_candidates(role):
-        if candidate in roles:
-            return roles[candidate], None if candidate == role else candidate
-    return default, DEFAULT
+    role: str, roles: Roles, default: Endpoint, declared: Sequence[str] = ()
+) -> Bound[Endpoint]:
+    """The endpoint of a call on `role` of a method declaring the roles `declared` (its panels'
+    seats) and the binding it came from (`fallback`): None for the role's own, the shared role's
+    name, or `DEFAULT`; for a panel, the endpoint's position in its list."""
+    return resolved(role, roles, declared, default, DEFAULT)
 
 
 def chat_message(m: Msg) -> dict[str, Any]:
@@ -112,19 +107,22 @@ class OpenAIRuntime:
 
     def __init__(
         self,
-        roles: Mapping[str, Endpoint],
+        roles: Roles,
         default: Endpoint,
         on_reply: OnReply | None = None,
         simulators: Simulators | None = None,
+        declared: Sequence[str] = (),
     ) -> None:
         self.roles = roles
         self.default = default
+        self.declared = tuple(declared)  # the method's roles: its panels' seats
         self.on_reply = on_reply
         # an endpoint whose model is `madsim/<name>` is answered offline by the simulated model
         self.simulators = simulators or Simulators()
         self._clients: dict[tuple[str | None, str | None], AsyncOpenAI] = {}
-        # every role called, as its record names it: {"model", "base_url", "fallback"}
-        self.resolved: dict[str, dict[str, str | None]] = {}
+        # every role called, as its record names it: {"model", "base_url", "fallback"}, and a
+        # panel member's "position" and "panel" (as the Inspect runtime records them)
+        self.resolved: dict[str, dict[str, str | int | None]] = {}
         self.infos: list[tuple[str, str | dict[str, Any]]] = []
 
     async def __aenter__(self) -> OpenAIRuntime:
@@ -143,8 +141,9 @@ class OpenAIRuntime:
     async def call(self, call: Call) -> Reply:
         if call.schema is not None:  # no method this host runs asks for one
             raise ValueError(f"{call.purpose}: this runtime sends no JSON schema for a reply")
-        endpoint, fallback = resolve_endpoint(call.role, self.roles, self.default)
-        self.resolved.setdefault(call.role, {**endpoint.to_dict(), "fallback": fallback})
+        bound = resolve_endpoint(call.role, self.roles, self.default, self.declared)
+        endpoint = bound.model
+        self.resolved.setdefault(call.role, {**endpoint.to_dict(), **bound.shown()})
         # unset settings are left out: the server's defaults apply
         given = {
             "temperature": call.temperature,
@@ -183,7 +182,7 @@ class OpenAIRuntime:
         return list(await asyncio.gather(*calls))
 
     def model_name(self, role: str) -> str:
-        return resolve_endpoint(role, self.roles, self.default)[0].model
+        return resolve_endpoint(role, self.roles, self.default, self.declared).model.model
 
     def headroom(self) -> list[Room]:
         return []  # no limits of a run here: -S budget is the debate's own

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,14 @@ SCORER_FAMILIES: dict[str, Callable[[], list[Scorer]]] = {
     "debate_stats": debate_stats,
     "decision_stats": decision_stats,
 }
-FIELDS = "name seed paper table caption paper_model runs tasks rows columns paper_values notes"
+FIELDS = (
+    "name seed paper table caption paper_model models runs tasks rows columns paper_values notes"
+)
+# in a row's `model_roles`: the command's `--model`
+MAIN = "model"
+# the simulated model: the offline stand-in of an experiment's model names (`madsim/<name>`)
+SIMULATED = "madsim"
+MODEL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
 # per-sample figures read from each sample's debate record (no score): the transitions and
 # whether the sample debated
 RECORD_STATS = ("first_majority", *TRANSITIONS, "debated", "collisions", "revisions")
@@ -77,6 +85,9 @@ class RowSpec:
     # row's) and a run's value is the mean over the variants, as a paper averages a method over
     # its protocols
     variants: tuple[dict[str, Any], ...] = ({},)
+    # `model_roles`: the roles this row binds, over the command's `--model-role`; each to a model
+    # or a panel (a tuple), each model `model`, a name of the experiment's `models` or a model
+    model_roles: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def folder(self) -> str:
@@ -134,6 +145,9 @@ class Experiment:
     columns: tuple[ColumnSpec, ...]
     paper_values: dict[str, dict[str, str | float | None]]
     notes: tuple[str, ...] = ()
+    # `models`: the paper's models a row may name, each with what it stands for; the command
+    # binds each (`--model-role NAME=MODEL`), else on the simulated model it is `madsim/NAME`
+    models: dict[str, str] = field(default_factory=dict)
 
     @property
     def evals(self) -> int:
@@ -224,7 +238,8 @@ def load_experiment(path: str | Path) -> Experiment:
     if not 1 <= runs <= MAX_RUNS:
         raise r.error("runs", f"got {runs}, allowed: an integer from 1 to {MAX_RUNS}")
     tasks = _tasks(r, r.get(data, "tasks", "", dict))
-    rows = _rows(r, r.get(data, "rows", "", list), tasks)
+    models = _models(r, r.get(data, "models", "", dict, {}))
+    rows = _rows(r, r.get(data, "rows", "", list), tasks, models)
     columns = _columns(r, r.get(data, "columns", "", list), tasks)
     notes = r.get(data, "notes", "", list, [])
     if not all(isinstance(n, str) for n in notes):
@@ -242,6 +257,7 @@ def load_experiment(path: str | Path) -> Experiment:
         columns=columns,
         paper_values=_paper_values(r, r.get(data, "paper_values", "", dict, {}), rows, columns),
         notes=tuple(notes),
+        models=models,
     )
 
 
@@ -289,7 +305,54 @@ def scorer_name(name: str) -> str:
     return PREFIX + name
 
 
-def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[RowSpec, ...]:
+def _models(r: _Reader, raw: Mapping[str, Any]) -> dict[str, str]:
+    """The experiment's model names, each with what it stands for (the paper's model)."""
+    models: dict[str, str] = {}
+    for name, meaning in raw.items():
+        if not isinstance(name, str) or not MODEL_NAME.fullmatch(name) or name == MAIN:
+            raise r.error(
+                f"models.{name}",
+                f"a model name is a letter, then up to 39 letters, digits or _ . - (not {MAIN!r}, "
+                "the command's --model)",
+            )
+        if not isinstance(meaning, str) or not meaning.strip():
+            raise r.error(f"models.{name}", "expected text: the paper's model it stands for")
+        models[name] = meaning
+    return models
+
+
+def _model_roles(
+    r: _Reader, raw: Mapping[str, Any], models: Mapping[str, str], where: str
+) -> dict[str, str | tuple[str, ...]]:
+    """A row's `model_roles`: role -> a model or a list of models (a panel), each `model`, a
+    name of `models` or a model (`provider/name`)."""
+    allowed = (
+        f"{MAIN} (the command's --model), "
+        + (f"a name of models ({', '.join(models)}), " if models else "")
+        + "or a model provider/name"
+    )
+    roles: dict[str, str | tuple[str, ...]] = {}
+    for role, bound in raw.items():
+        here = f"{where}.{role}"
+        if not isinstance(role, str) or not MODEL_NAME.fullmatch(role):
+            raise r.error(here, "a role is a letter, then letters, digits or _ . -")
+        if role in models:
+            raise r.error(here, f"{role!r} is a name of models: a role may not share it")
+        entries = bound if isinstance(bound, list) else [bound]
+        if not entries:
+            raise r.error(here, "expected a model or a list of at least one model")
+        for entry in entries:
+            if not isinstance(entry, str) or not (
+                entry == MAIN or entry in models or "/" in entry.strip("/")
+            ):
+                raise r.error(here, f"unknown model {entry!r:.60}; allowed: {allowed}")
+        roles[role] = tuple(entries) if isinstance(bound, list) else bound
+    return roles
+
+
+def _rows(
+    r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry], models: Mapping[str, str]
+) -> tuple[RowSpec, ...]:
     if not raw:
         raise r.error("rows", "expected at least one row")
     rows: list[RowSpec] = []
@@ -297,7 +360,7 @@ def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[R
         where = f"rows[{i}]."
         if not isinstance(entry, dict):
             raise r.error(f"rows[{i}]", "expected a mapping with label, solver, args")
-        r.only(entry, "label solver args tasks average", where)
+        r.only(entry, "label solver args tasks average model_roles", where)
         label = r.text(entry, "label", where)
         solver = r.get(entry, "solver", where, str)
         if _unknown("solver", solver):
@@ -307,7 +370,10 @@ def _rows(r: _Reader, raw: list[Any], tasks: Mapping[str, TaskEntry]) -> tuple[R
         )
         args = r.get(entry, "args", where, dict, {})
         variants = _variants(r, r.get(entry, "average", where, list, []), args, f"{where}average")
-        row = RowSpec(label, solver, args, tuple(keys), variants)
+        roles = _model_roles(
+            r, r.get(entry, "model_roles", where, dict, {}), models, f"{where}model_roles"
+        )
+        row = RowSpec(label, solver, args, tuple(keys), variants, roles)
         for other in rows:
             if row.label == other.label or row.folder == other.folder:
                 raise r.error(f"{where}label", f"{label!r} repeats the row {other.label!r}")
@@ -424,3 +490,101 @@ def find_experiment(name: str) -> Experiment:
     if name not in files:
         raise LookupError(f"no experiment {name!r}; the experiments: {', '.join(files) or 'none'}")
     return load_experiment(files[name])
+
+
+# ---- the models a row runs on: its own roles over the command's
+
+
+def simulated(model: str) -> bool:
+    """Whether `model` is the simulated model (`madsim/<name>`), whose stand-ins need no key."""
+    return model == SIMULATED or model.startswith(SIMULATED + "/")
+
+
+def named_models(
+    experiment: Experiment, model: str, roles: Mapping[str, Any]
+) -> dict[str, str | None]:
+    """Each of the experiment's model names to its model: the command's binding of the name
+    (`--model-role NAME=MODEL`), else `madsim/NAME` when `model` is the simulated model (the
+    offline stand-in), else None (unbound)."""
+    found: dict[str, str | None] = {}
+    for name in experiment.models:
+        if name in roles and not isinstance(roles[name], list | tuple):
+            found[name] = str(roles[name])
+        else:
+            found[name] = f"{SIMULATED}/{name}" if simulated(model) else None
+    return found
+
+
+def check_models(experiment: Experiment, model: str, roles: Mapping[str, Any]) -> None:
+    """Refuse, before any call, a model name of the experiment that a row names and the command
+    leaves unbound on a model that is not the simulated one (a stand-in would run in its place),
+    or binds to a list; a ValueError naming each and what to pass."""
+    for name in experiment.models:
+        if isinstance(roles.get(name), list | tuple):
+            raise ValueError(
+                f"--model-role {name}: {experiment.name}'s model {name} "
+                f"({experiment.models[name]}) takes one model, got a list"
+            )
+    used = {
+        entry
+        for row in experiment.rows
+        for bound in row.model_roles.values()
+        for entry in (bound if isinstance(bound, tuple) else (bound,))
+    }
+    found = named_models(experiment, model, roles)
+    unbound = [name for name in experiment.models if name in used and found[name] is None]
+    if unbound:
+        bind = " ".join(f"--model-role {name}=MODEL" for name in unbound)
+        meant = ", ".join(f"{name}: {experiment.models[name]}" for name in unbound)
+        raise ValueError(
+            f"{experiment.name}: its rows run on the paper's models ({meant}); bind them: {bind} "
+            f"(offline, with --model {SIMULATED}/..., each runs on {SIMULATED}/NAME)"
+        )
+
+
+def row_roles(
+    experiment: Experiment,
+    row: RowSpec,
+    model: str,
+    roles: Mapping[str, Any],
+    main: Any = None,
+) -> dict[str, Any]:
+    """The model roles a row runs with: the command's `roles` (less the experiment's model
+    names, which name models, not roles), the row's own over them. A role the row binds to
+    `model` alone is left unbound, so it runs on the command's model itself (its base URL and
+    `-M` arguments); in a panel, `model` is `main` (default: the name `model`). A model name
+    unbound (refused by `check_models` before a run) shows as `<NAME?>`."""
+    found = named_models(experiment, model, roles)
+
+    def one(entry: str) -> Any:
+        if entry == MAIN:
+            return model if main is None else main
+        if entry in experiment.models:
+            return found[entry] or f"<{entry}?>"
+        return entry
+
+    bound = {r: m for r, m in roles.items() if r not in experiment.models}
+    for role, entries in row.model_roles.items():
+        bound.pop(role, None)
+        if isinstance(entries, tuple):
+            bound[role] = [one(e) for e in entries]
+        elif entries != MAIN:
+            bound[role] = one(entries)
+    return bound
+
+
+def shown_roles(
+    experiment: Experiment, row: RowSpec, model: str, roles: Mapping[str, Any]
+) -> dict[str, str]:
+    """The row's own roles as text, each to its model or its panel's (`[a, b, c]`)."""
+    found = named_models(experiment, model, roles)
+
+    def one(entry: str) -> str:
+        if entry == MAIN:
+            return model
+        return (found[entry] or f"<{entry}?>") if entry in experiment.models else entry
+
+    return {
+        role: f"[{', '.join(map(one, entries))}]" if isinstance(entries, tuple) else one(entries)
+        for role, entries in row.model_roles.items()
+    }

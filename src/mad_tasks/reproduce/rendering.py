@@ -7,7 +7,14 @@ import html
 from pathlib import Path
 
 from ..logs_report import STYLE, prose
-from .experiments import COST_RULE, STD_RULE, experiment_files, load_experiment
+from .experiments import (
+    COST_RULE,
+    STD_RULE,
+    experiment_files,
+    load_experiment,
+    named_models,
+    shown_roles,
+)
 from .measuring import Cell, Table
 
 
@@ -41,7 +48,7 @@ def title(table: Table) -> str:
 def intro(table: Table) -> list[str]:
     """What the paper measured and what this table was measured with, as markdown lines."""
     e = table.experiment
-    roles = ", ".join(f"{role}={model}" for role, model in table.roles.items())
+    roles = ", ".join(f"{r}={m}" for r, m in table.roles.items() if r not in e.models)
     runs = f"{table.epochs} run{'s' if table.epochs != 1 else ''} (Inspect epochs)"
     limit = "all samples" if table.limit is None else f"limit {table.limit} samples per task"
     shared = " ".join(f"{k}={v}" for k, v in table.solver_args.items())
@@ -52,8 +59,31 @@ def intro(table: Table) -> list[str]:
         + (f" (roles: {roles})" if roles else "")
         + (f", every solver with `{shared}` where the row leaves it open" if shared else "")
         + f", {limit}, {runs}, {table.date}. Logs: `{table.log_dir}`.",
+        *row_models(table),
         STD_RULE,
         COST_RULE,
+    ]
+
+
+def row_models(table: Table) -> list[str]:
+    """The models of the rows that bind their own roles, and what the paper's model names ran
+    on (none when no row binds a role)."""
+    e = table.experiment
+    own = [row for row in e.rows if row.model_roles]
+    if not own:
+        return []
+    rows = "; ".join(
+        f"{row.label}: "
+        + ", ".join(f"{r}={m}" for r, m in shown_roles(e, row, table.model, table.roles).items())
+        for row in own
+    )
+    found = named_models(e, table.model, table.roles)
+    names = ", ".join(
+        f"`{name}` = {found[name] or 'unbound'} ({meaning})" for name, meaning in e.models.items()
+    )
+    return [
+        f"Rows with models of their own (over the roles above): {rows}."
+        + (f" The paper's models: {names}." if names else "")
     ]
 
 

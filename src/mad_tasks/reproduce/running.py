@@ -10,19 +10,25 @@ from typing import Any
 
 from inspect_ai import Task, eval_set, task_with
 from inspect_ai.log import EvalLog
+from inspect_ai.model import get_model
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create
 
 from .. import _registry  # noqa: F401  (registers the short solver names, as the plugin's loading does)
+from ..engine.catalogue import CATALOGUE
+from ..engine.panels import panels, refusal
 from ..log_tags import run_tags
 from .experiments import (
+    MAIN,
     MAX_RUNS,
     PREFIX,
     SCORER_FAMILIES,
     Experiment,
     RowSpec,
     TaskEntry,
+    check_models,
+    row_roles,
     scorer_name,
 )
 
@@ -94,11 +100,65 @@ def prepare(
             for variant in row.variants:
                 solver, options = row.solver_of(variant)
                 registry_create("solver", solver, **{**args[row.label], **options})
+                check_row_roles(experiment, row, solver, {**args[row.label], **options})
         except (ValueError, TypeError, LookupError) as error:
             kind = LookupError if isinstance(error, LookupError) else ValueError
             raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
     tasks = build_tasks(experiment, data or {})
     return Sweep(experiment, args, tasks, epochs or experiment.runs)
+
+
+def declared_roles(solver: str, options: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The model roles a solver of this package calls with these options (its method's declared
+    roles); None for another package's solver."""
+    spec = CATALOGUE.get(solver.removeprefix(PREFIX))
+    if spec is None:
+        return None
+    return spec.roles(spec.options(**{**spec.preset, **options}))
+
+
+def check_row_roles(
+    experiment: Experiment, row: RowSpec, solver: str, options: Mapping[str, Any]
+) -> None:
+    """Refuse a row's `model_roles` its solver cannot take, before any call: a role it never
+    calls (a misspelt one would be lost), a panel where it takes one model (`panels.refusal`),
+    or a model name of the experiment that is also one of its roles."""
+    declared = declared_roles(solver, options)
+    if declared is None:
+        return
+    families = panels(declared)
+    roles = set(declared) | set(families)
+    clash = sorted(set(experiment.models) & roles)
+    if clash:
+        raise ValueError(f"models.{clash[0]}: also a model role of {solver}: name it otherwise")
+    for role in row.model_roles:
+        if role not in roles:
+            raise ValueError(
+                f"model_roles.{role}: {solver} calls no role {role!r}; its roles: "
+                + ", ".join(declared)
+            )
+    lists = {r: list(b) for r, b in row.model_roles.items() if isinstance(b, tuple)}
+    refused = refusal(declared, lists)
+    if refused is not None:
+        raise ValueError(f"model_roles: {refused}")
+
+
+def run_roles(
+    experiment: Experiment, row: RowSpec, model: str, eval_set_args: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The roles the row's eval sets run with (`row_roles`), the experiment's model names
+    checked first (`check_models`); the command's model in a panel as `--model` is made (its
+    base URL and `-M` arguments)."""
+    command = dict(eval_set_args.get("model_roles") or {})
+    check_models(experiment, model, command)
+    main = None
+    if any(MAIN in b for b in row.model_roles.values() if isinstance(b, tuple)):
+        main = get_model(
+            model,
+            base_url=eval_set_args.get("model_base_url"),
+            **(eval_set_args.get("model_args") or {}),
+        )
+    return row_roles(experiment, row, model, command, main)
 
 
 def row_folder(sweep: Sweep, row: RowSpec, log_dir: str) -> str:
@@ -109,6 +169,10 @@ def run_row(sweep: Sweep, row: RowSpec, model: str, log_dir: str, **eval_set_arg
     """One row's eval set over its tasks in `log_dir/<name>/<row folder>`; a row with variants
     one per variant, in a folder of the row's named by the variant's options."""
     folder = row_folder(sweep, row, log_dir)
+    # the row's own roles over the command's; every model name checked, so a run that cannot
+    # bind the paper's models stops at its first row, before any call
+    roles = run_roles(sweep.experiment, row, model, eval_set_args)
+    eval_set_args = {**eval_set_args, "model_roles": roles or None}
     success, logs, of = True, list[EvalLog](), list[int]()
     for index, variant in enumerate(row.variants):
         solver, options = row.solver_of(variant)

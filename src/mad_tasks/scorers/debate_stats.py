@@ -8,7 +8,9 @@ reported no usage counts in `calls_without_usage`, never as 0 tokens. `cost` is 
 Inspect priced each call, and the results state it per 1,000 samples (`usd_per_1k`: a sample
 costs a fraction of a cent, which a mean shows as 0.000); without a price it is absent (neither 0
 nor NaN) and `calls` says why (`cost_unknown`). Each call, token and cost figure's metadata holds it
-per role (`by_role`), and `calls` the model each role ran on (`roles`).
+per role (`by_role`) and per model (`by_model`: the roles' figures summed by the model each ran on,
+so a panel's models are told apart; absent where the record does not say a called role's model),
+and `calls` the model each role ran on (`roles`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from inspect_ai.scorer import Metric, SampleScore, Scorer, Target, Value, metric
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
-from ..engine.records import TOTALS, CallRecord, dollars
+from ..engine.records import TOTALS, CallRecord, DebateResult, dollars, token_totals
 from .figures import Absent, Figure, Missing, Reading, family
 
 PER = 1000  # the samples the results state a cost for
@@ -88,6 +90,13 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     metadata["calls"]["stopped"] = asdict(result.stopped) if result.stopped else None
     by_role_cost = {role: dollars(c for c in result.calls if c.role == role) for role in by_role}
     metadata["cost"] = {"by_role": by_role_cost}
+    models = role_models(result)
+    if models is not None:
+        by_model = {m: [c for c in result.calls if models[c.role] == m] for m in models.values()}
+        totals = {m: token_totals(calls) for m, calls in by_model.items()}
+        for name in TOTALS:
+            metadata[name]["by_model"] = {m: t[name] for m, t in totals.items()}
+        metadata["cost"]["by_model"] = {m: dollars(calls) for m, calls in by_model.items()}
     cost = dollars(result.calls)
     values: dict[str, int | float | Missing] = {**result.stats()}
     if cost is None:
@@ -98,6 +107,22 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
             "a record written before mad_tasks counted each call's place in its chain"
         )
     return Reading(values, metadata)
+
+
+def role_models(result: DebateResult) -> dict[str, str] | None:
+    """The model each called role ran on, in the order of the calls, from the record's
+    `options.roles` (the host's resolved roles); None when it does not name one for every called
+    role (a host that records none, an older record)."""
+    roles = result.options.get("roles")
+    named = roles if isinstance(roles, dict) else {}
+    models: dict[str, str] = {}
+    for role in dict.fromkeys(c.role for c in result.calls):
+        got = named.get(role)
+        model = got.get("model") if isinstance(got, dict) else None
+        if not isinstance(model, str):
+            return None
+        models[role] = model
+    return models
 
 
 def unpriced_cost(calls: Sequence[CallRecord]) -> str:

@@ -45,7 +45,7 @@ from ..options import MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, GroupSummaryRequest
 from ..session import Session
-from ..spec import MethodSpec
+from ..spec import MethodSpec, agent_roles
 from .turns import agent_names, final_vote
 
 STRATEGIES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
@@ -192,7 +192,9 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
         said += current
         by_turn.append(list(current))
         title = f"Round {t} (turn {t} of {opts.turns}, {opts.strategy})"
-        rt.info(f"round {t}", viewer_text.round_table(title, current, p.fmt.describe))
+        rt.info(
+            f"round {t}", viewer_text.round_table(title, current, p.fmt.describe, rt.model_name)
+        )
         if summarized and t < opts.turns:
             async with rt.span(f"summary r.{t}"):
                 asks_summary = GroupSummaryRequest(
@@ -229,4 +231,8 @@ SPEC = MethodSpec(
     "majority of the last turn.",
     ChatEvalOptions,
     lambda o, setup: lambda s: chateval(s, o),
+    roles=lambda o: (
+        *agent_roles(o),
+        *((SUMMARIZER,) if o.strategy == "simultaneous_summarizer" else ()),
+    ),
 )

@@ -90,7 +90,10 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
             limit = reached
             break
         by_round.append(list(current))
-        rt.info(f"round {t}", viewer_text.round_table(f"Round {t}", current, p.fmt.describe))
+        rt.info(
+            f"round {t}",
+            viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
+        )
 
     tally = final_vote(session, by_round) if by_round else None
     result = DebateResult(

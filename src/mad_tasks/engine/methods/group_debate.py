@@ -181,7 +181,9 @@ async def group_debate(session: Session, o: GroupDebateOptions) -> DebateResult:
                 done = await rt.gather(*(group_turn(g, t, opens_stage) for g in range(len(groups))))
             current = sorted((a for d in done for a in d), key=lambda a: names.index(a.agent))
             by_round.append(current)
-            rt.info(f"round {t}", _round_markdown(s, r, t, current, p.fmt, opens_stage))
+            rt.info(
+                f"round {t}", _round_markdown(s, r, t, current, p.fmt, opens_stage, rt.model_name)
+            )
         if s < o.stages:
             async with rt.span(f"summary s.{s}"):
                 pool = await rt.gather(*(summarise(g, t) for g in range(len(groups))))
@@ -217,6 +219,7 @@ def _round_markdown(
     answers: Sequence[AgentAnswer],
     fmt: AnswerFormat,
     opens_stage: bool,
+    model_of: viewer_text.ModelOf | None = None,
 ) -> str:
     if t == 1:
         read = "each agent answered on its own"
@@ -224,8 +227,8 @@ def _round_markdown(
         read = "each agent read the pool of every group's summary of the previous stage"
     else:
         read = "each agent read the previous-round replies of its own group"
-    table = viewer_text.round_table(f"Round {t} (stage {stage}, round {r} of the stage)", answers,
-                               fmt.describe)  # fmt: skip
+    title = f"Round {t} (stage {stage}, round {r} of the stage)"
+    table = viewer_text.round_table(title, answers, fmt.describe, model_of)
     return f"{table} In this round {read}."
 
 

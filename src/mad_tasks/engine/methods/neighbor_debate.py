@@ -119,7 +119,10 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
                 )
             )
         by_round.append(list(current))
-        rt.info(f"round {t}", viewer_text.round_table(f"Round {t}", current, p.fmt.describe))
+        rt.info(
+            f"round {t}",
+            viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
+        )
 
     tally = final_vote(session, by_round)
     return DebateResult(

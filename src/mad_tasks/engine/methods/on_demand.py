@@ -286,7 +286,8 @@ async def on_demand(session: Session, opts: OnDemandOptions, debate: Run) -> Deb
     level = opts.level
     decision = rules.decide(opts.trigger, level or 0.0, signal, stage.answer is not None)
     first_calls = list(session.calls)
-    rt.info("trigger", _trigger_markdown(opts, stage, measured, signal, source, decision, p))
+    shown = _trigger_markdown(opts, stage, measured, signal, source, decision, p, rt.model_name)
+    rt.info("trigger", shown)
 
     inner: DebateResult | None = None
     reused = 0
@@ -339,6 +340,7 @@ def _trigger_markdown(
     source: str | None,
     decision: rules.Decision,
     p: Any,
+    model_of: viewer_text.ModelOf | None = None,
 ) -> str:
     rows = [
         (
@@ -348,7 +350,8 @@ def _trigger_markdown(
         )
         for a, c in zip(stage.answers, measured)
     ]
-    table = viewer_text.table(["agent", "answer", "confidence"], rows, right={2})
+    models = viewer_text.agent_models([a.agent for a in stage.answers], model_of)
+    table = viewer_text.agent_table(["agent", "answer", "confidence"], rows, {2}, models)
     shown = "-" if signal is None else f"{signal:.3f}"
     what = {
         "logprobs": "the mean token probability of each reply, from the provider's "

@@ -143,7 +143,10 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
             *(speak(session, name, 1, history[name], None, given=given.get(name)) for name in names)
         )
     by_round = [list(latest)]
-    rt.info("round 1", viewer_text.round_table("Round 1 (solutions)", latest, p.fmt.describe))
+    rt.info(
+        "round 1",
+        viewer_text.round_table("Round 1 (solutions)", latest, p.fmt.describe, rt.model_name),
+    )
 
     async def review(
         t: int, reviewer: str, author: AgentAnswer, before: list[Msg]
@@ -188,9 +191,8 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
                 *(revise(t, n, [r for r in written if r.author == n]) for n in names)
             )
         by_round.append(list(latest))
-        rt.info(
-            f"round {t}", viewer_text.round_table(f"Round {t} (revisions)", latest, p.fmt.describe)
-        )
+        title = f"Round {t} (revisions)"
+        rt.info(f"round {t}", viewer_text.round_table(title, latest, p.fmt.describe, rt.model_name))
 
     tally = final_vote(session, by_round)
     return DebateResult(

@@ -171,7 +171,7 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
             outputs = await rt.gather(*(speak(name, t) for name in names))
         replies.append(list(outputs))
         turns.append([confident(o) for o in outputs])
-        rt.info(f"round {t}", _round_markdown(t, turns[-1], p.fmt))
+        rt.info(f"round {t}", _round_markdown(t, turns[-1], p.fmt, rt.model_name))
         if unanimous([a.answer for a in outputs], p.fmt.key):
             stop = "agreement"
             break
@@ -201,7 +201,12 @@ BINS = (
 )
 
 
-def _round_markdown(t: int, turns: Sequence[ConfidentAnswer], fmt: AnswerFormat) -> str:
+def _round_markdown(
+    t: int,
+    turns: Sequence[ConfidentAnswer],
+    fmt: AnswerFormat,
+    model_of: viewer_text.ModelOf | None = None,
+) -> str:
     rows = [
         [
             a.agent,
@@ -218,8 +223,9 @@ def _round_markdown(t: int, turns: Sequence[ConfidentAnswer], fmt: AnswerFormat)
     if any(a.answer is None for a in turns):
         notes.append(f"{viewer_text.ABSTAINED}: no readable answer, so the agent does not vote")
     head = ["agent", "answer", "confidence", "weight"]
+    models = viewer_text.agent_models([a.agent for a in turns], model_of)
     return (
-        f"**Round {t}** ({what})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
+        f"**Round {t}** ({what})\n\n{viewer_text.agent_table(head, rows, {2, 3}, models)}\n\n"
         + "; ".join(notes)
         + "."
     )

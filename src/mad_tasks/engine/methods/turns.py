@@ -35,7 +35,10 @@ def take_openings(
         title = "Round 1 answers taken from the first stage (asked before the debate, no call here)"
         describe = session.problem.fmt.describe
         session.runtime.info(
-            "reused", viewer_text.round_table(title, list(given.values()), describe)
+            "reused",
+            viewer_text.round_table(
+                title, list(given.values()), describe, session.runtime.model_name
+            ),
         )
     return given
 

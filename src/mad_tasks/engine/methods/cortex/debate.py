@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ... import viewer_text
 from ...answers import AnswerFormat, FreeText
 from ...confidence import parse_confidence, without_confidence
 from ...content import Content, Msg, Question, compose
@@ -193,6 +194,7 @@ async def cortex(
     p, rt = session.problem, session.runtime
     n = opts.agents
     names = agent_names(n)
+    models = viewer_text.agent_models(names, rt.model_name)  # shown where they differ
     credibility = _credibility(opts, names)
     C = credibility.C
     warnings: list[str] = []
@@ -229,7 +231,7 @@ async def cortex(
         size = PromptSize(initial_chars, initial_chars, 0)
         contexts += call_contexts(session, 1, dict.fromkeys(names, size))
         turns.append([turn(o, []) for o in outputs])
-        rt.info("round 1", answers_markdown(1, turns[-1], p.fmt, opts))
+        rt.info("round 1", answers_markdown(1, turns[-1], p.fmt, opts, models))
     replies_by_round = [outputs]
 
     stop = "consensus_round0" if opts.check_round0 and agreed(outputs) else None
@@ -319,7 +321,7 @@ async def cortex(
                 beyond = initial_chars if p.question.media else None  # see call_contexts
                 contexts += call_contexts(session, now, prompt_sizes, beyond)
                 turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
-                rt.info(f"round {now}", answers_markdown(now, turns[-1], p.fmt, opts))
+                rt.info(f"round {now}", answers_markdown(now, turns[-1], p.fmt, opts, models))
         except LimitReached as reached:  # the round in progress is dropped, its graph too
             limit, stop, d = reached, "limit", d - 1
             del graphs[d:]

@@ -4,7 +4,7 @@ confidences, each round's debate graph with every term behind its weights, and t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ... import viewer_text
 from ...answers import AnswerFormat
@@ -113,8 +113,14 @@ def _ratings(scores: Sequence[float | None], names: Sequence[str]) -> str:
 
 
 def answers_markdown(
-    round: int, turns: Sequence[Turn], fmt: AnswerFormat, opts: CortexOptions
+    round: int,
+    turns: Sequence[Turn],
+    fmt: AnswerFormat,
+    opts: CortexOptions,
+    models: Mapping[str, str] | None = None,
 ) -> str:
+    """The round's answers and confidences; `models` (`viewer_text.agent_models`): each agent's
+    model, shown where they differ."""
     rows = [
         [
             t.agent,
@@ -146,7 +152,7 @@ def answers_markdown(
     if round > 1:
         notes.append("read: the peers whose previous answers the agent read")
     return (
-        f"**Round {round} answers** ({paper})\n\n{viewer_text.table(head, rows, right={2, 3})}\n\n"
+        f"**Round {round} answers** ({paper})\n\n{viewer_text.agent_table(head, rows, {2, 3}, models)}\n\n"
         + "; ".join(notes)
         + "."
     )

@@ -11,7 +11,7 @@ the answers. `single_judge` is the baseline: the same criteria applied to the an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -370,7 +370,9 @@ class Court:
             ]
             verdict = jury_verdict([v.vote for v in votes], gap) if votes else judged
             if votes:
-                self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak))
+                roles = {v.juror: f"juror_{i + 1}" for i, v in enumerate(votes)}
+                models = viewer_text.agent_models(roles, self.rt.model_name)
+                self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak, models))
         return Hearing(
             order=self.order,
             rounds=rounds,
@@ -577,7 +579,14 @@ def _hearing_rule(h: Hearing) -> str:
     return _decided_by(h.verdict, bool(h.jury))
 
 
-def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> str:
+def jury_report(
+    votes: Sequence[JurorVote],
+    verdict: Verdict,
+    tiebreak: str,
+    models: Mapping[str, str] | None = None,
+) -> str:
+    """The jury's votes and the rule that made its verdict; `models`
+    (`viewer_text.agent_models`): each juror's model, where they differ."""
     rows = [(v.juror, v.persona, v.vote or "(abstained)", v.attempts) for v in votes]
     if verdict.winner is None:
         how = "no readable vote and no judge score"
@@ -594,7 +603,8 @@ def jury_report(votes: Sequence[JurorVote], verdict: Verdict, tiebreak: str) -> 
         f"B {verdict.votes.get('B', 0)}, abstentions {verdict.abstentions}\n\n"
         f"Rule: the jurors' majority decides; a tied vote goes to the judge's {tiebreak} gap "
         f"({gap}). Here decided by {_decided_by(verdict, jury=True)}.\n\n"
-        f"{viewer_text.table(['juror', 'persona', 'vote', 'attempts'], rows, right={3})}\n\n"
+        f"{viewer_text.agent_table(['juror', 'persona', 'vote', 'attempts'], rows, {3}, models)}"
+        "\n\n"
         "attempts: the replies it took, 1 + the follow-ups asking for a readable vote"
         + ("; (abstained): none was readable." if verdict.abstentions else ".")
     )

@@ -27,7 +27,7 @@ prompts are our own words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ... import prompts, viewer_text
@@ -153,7 +153,9 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
         latest = {r: side for r, side in stated if side is not None}
         votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
         verdict = Verdict(winner, votes, sum(side is None for _, side in stated), False, None)
-        rt.info("discussion", _markdown(statements, winner, opts.final))
+        roles = {s.juror: s.juror.removeprefix(court.prefix) for s in statements}
+        models = viewer_text.agent_models(roles, rt.model_name)
+        rt.info("discussion", _markdown(statements, winner, opts.final, models))
         return Hearing(
             order=court.order,
             rounds=len(made) - len(reviews),
@@ -171,7 +173,12 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
     return await decide(session, pair, "peer_discussion", hold, Swap(opts.swap), options)
 
 
-def _markdown(statements: Sequence[JurorVote], winner: str | None, final: str) -> str:
+def _markdown(
+    statements: Sequence[JurorVote],
+    winner: str | None,
+    final: str,
+    models: Mapping[str, str] | None = None,
+) -> str:
     rows = [(s.juror, s.persona, s.vote or "(none readable)", s.attempts) for s in statements]
     rule = (
         "the last stated preference"
@@ -180,7 +187,9 @@ def _markdown(statements: Sequence[JurorVote], winner: str | None, final: str) -
     )
     return (
         f"**Peer discussion** → **{winner or 'no verdict'}** (final={final}: {rule})\n\n"
-        f"{viewer_text.table(['reviewer', 'statement', 'preference', 'attempts'], rows, right={3})}"
+        + viewer_text.agent_table(
+            ["reviewer", "statement", "preference", "attempts"], rows, {3}, models
+        )
     )
 
 

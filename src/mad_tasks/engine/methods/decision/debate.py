@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import cast
 
 from ... import prompts as base_prompts
+from ... import viewer_text
 from ...content import Msg, compose
 from ...embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ...limits import LimitReached, stop_at
@@ -57,7 +58,7 @@ from ...requests import (
     ReasoningRequest,
 )
 from ...session import Asked, Session
-from ...spec import MethodSpec, Run, Setup
+from ...spec import MethodSpec, Run, Setup, agent_roles
 from ..turns import agent_names
 from . import challenge as challenges
 from . import prompts, viewer
@@ -120,23 +121,26 @@ class _Debate:
         self.votes: list[Vote] = []
         self.turn = 0  # the turn in progress (0: the personas, before the first)
 
+    def models(self) -> dict[str, str] | None:
+        """Each agent's model for the tables, where they do not all run on one."""
+        return viewer_text.agent_models(self.names, self.rt.model_name)
+
     async def run(self) -> Outcome:
         cfg = self.cfg
         if cfg.personas == "expert":
             async with self.rt.span("personas"):
                 made = await expert_personas(self.s, self.names, cfg.persona_calls)
                 self.personas = dict(zip(self.names, made))
-            self.rt.info("personas", viewer.persona_table(self.personas))
+            self.rt.info("personas", viewer.persona_table(self.personas, self.models()))
         for turn in range(1, cfg.max_turns + 1):
             self.turn = turn
             async with self.rt.span(f"turn {turn}"):
                 agreed = await self.discuss(turn)
-            self.rt.info(
-                f"turn {turn}",
-                viewer.turn_table(
-                    turn, self.transcript, self.checks, self.fmt.describe, self.consensus_rule()
-                ),
+            rule, models = self.consensus_rule(), self.models()
+            shown = viewer.turn_table(
+                turn, self.transcript, self.checks, self.fmt.describe, rule, models
             )
+            self.rt.info(f"turn {turn}", shown)
             if agreed:
                 proposal = self.latest_proposal()
                 assert proposal is not None  # a consensus always has a proposal with a solution
@@ -470,7 +474,7 @@ class _Debate:
             challenger=written, verdicts=list(verdicts), adopt=cfg.challenge_adopt,
             adopted=adopted,
         )  # fmt: skip
-        self.rt.info("challenge", viewer.challenge_table(record, fmt.describe))
+        self.rt.info("challenge", viewer.challenge_table(record, fmt.describe, self.models()))
         return record
 
     async def counterfeit(self) -> Counterfeit:
@@ -630,12 +634,20 @@ def prepare(cfg: DecisionConfig, setup: Setup) -> Run:
 
 
 DISCUSSION = ("", "memory")  # the options every method with a turn order shows
+
+
+def decision_roles(cfg: DecisionConfig) -> tuple[str, ...]:
+    """The agents' roles, and the challenger's where it writes a replaced answer."""
+    return (*agent_roles(cfg), *((CHALLENGER,) if cfg.challenge in challenges.REPLACED else ()))
+
+
 SPECS = (
     MethodSpec(
         "voting",
         "Agents discuss in a fixed order, then vote after turn `vote_turn`; a tie adds a turn.",
         DecisionConfig,
         prepare,
+        roles=decision_roles,
         groups=(*DISCUSSION, "votes"),
         preset={"family": "voting"},
         doc="Takes a voting protocol: simple, ranked, cumulative, approval or counting.",
@@ -646,6 +658,7 @@ SPECS = (
         "every message; at `max_turns` the latest proposal is the answer.",
         DecisionConfig,
         prepare,
+        roles=decision_roles,
         groups=(*DISCUSSION, "consensus"),
         preset={"family": "consensus", "protocol": "majority"},
         doc="Takes a consensus protocol: majority, supermajority or unanimity.",
@@ -656,6 +669,7 @@ SPECS = (
         "paradigm.",
         DecisionConfig,
         prepare,
+        roles=decision_roles,
         groups=(*DISCUSSION, "votes", "consensus"),
         preset={"all_agents_draft": True},
         doc="Takes any voting or consensus protocol; the voting options apply to voting "
@@ -667,6 +681,7 @@ SPECS = (
         "given only the others' previous answers; votes from turn `vote_turn` on.",
         DecisionConfig,
         prepare,
+        roles=decision_roles,
         groups=("", "votes", "ci"),
         preset={"paradigm": "ci"},
         doc="Takes a voting protocol. Consensus protocols are refused: without a turn order "

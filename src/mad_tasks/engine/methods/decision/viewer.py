@@ -7,10 +7,10 @@ solution of that number in the tables (each vote event says so).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ...protocols.voting import BallotRules, ballot_points
-from ...viewer_text import legend, table
+from ...viewer_text import agent_table, legend, table
 from .personas import Persona
 from .records import Challenge, ConsensusCheck, Contribution, Outcome, Vote
 
@@ -31,13 +31,13 @@ READ = {
 INVALID = "–"
 
 
-def persona_table(personas: dict[str, Persona]) -> str:
+def persona_table(personas: dict[str, Persona], models: Mapping[str, str] | None = None) -> str:
     rows = [
         (n, p.role, p.description if p.generated else f"{p.description} (no persona was readable)")
         for n, p in personas.items()
     ]
     return (
-        f"**Personas**\n\n{table(['agent', 'role', 'description'], rows)}\n\n"
+        f"**Personas**\n\n{agent_table(['agent', 'role', 'description'], rows, (), models)}\n\n"
         "Each agent's model wrote its persona for this sample; the other agents see its messages "
         "under the role's name."
     )
@@ -55,9 +55,11 @@ def turn_table(
     checks: Sequence[ConsensusCheck],
     describe: Describe,
     consensus: str | None,
+    models: Mapping[str, str] | None = None,
 ) -> str:
     """Each message of the turn: its kind, solution, where the solution came from, and (under a
-    consensus protocol, described by `consensus`) the running consensus count."""
+    consensus protocol, described by `consensus`) the running consensus count; `models`
+    (`viewer_text.agent_models`): each agent's model, where they differ."""
     by_message = {(c.turn, c.agent): c for c in checks}
     messages = [c for c in transcript if c.turn == turn]
     personas = any(c.persona for c in messages)
@@ -89,7 +91,7 @@ def turn_table(
                 else ""
             )
         )
-    return f"**Turn {turn}**\n\n{table(head, rows)}\n\n" + "\n\n".join(notes)
+    return f"**Turn {turn}**\n\n{agent_table(head, rows, (), models)}\n\n" + "\n\n".join(notes)
 
 
 def points_rule(rules: BallotRules) -> str:
@@ -222,7 +224,9 @@ VERDICTS = {
 }
 
 
-def challenge_table(challenge: Challenge, describe: Describe) -> str:
+def challenge_table(
+    challenge: Challenge, describe: Describe, models: Mapping[str, str] | None = None
+) -> str:
     """What the agents judged, each one's verdict and new answer, and the final answer after it."""
     head = f"**Challenge** ({challenge.setting}): the agents judged {SHOWN[challenge.setting]}"
     if challenge.shown is None:
@@ -257,7 +261,7 @@ def challenge_table(challenge: Challenge, describe: Describe) -> str:
         final = f"the decision's answer stays final ({rule}): **{decided}**"
     return (
         f"{head}: **{' '.join(challenge.shown.split())}**\n\n"
-        f"{table(['agent', 'verdict', 'new answer', 'calls'], rows, right={3})}\n\n"
+        f"{agent_table(['agent', 'verdict', 'new answer', 'calls'], rows, {3}, models)}\n\n"
         f"verdict: {legend(VERDICTS, (v.verdict for v in challenge.verdicts))}.\n\n"
         f"Final answer: {final}."
     )

@@ -178,8 +178,10 @@ class Tournament(Decider):
                 for e in range(1, opts.agents + 1)
             ]
             head = ["expert", *(f"round {r}" for r in rounds)]
+            roles = {row[0]: f"expert_{e}" for e, row in enumerate(rows, 1)}
+            models = viewer_text.agent_models(roles, self.rt.model_name)
             parts.append(
-                f"{viewer_text.table(head, rows)}\n\nEach expert's picks as its text names them "
+                f"{viewer_text.agent_table(head, rows, (), models)}\n\nEach expert's picks as its text names them "
                 f"(labels, the first {self.k} in order of mention; the experts write no list)."
             )
         parts.append(self.decision_markdown(d))
