@@ -491,7 +491,7 @@ def test_compare_binds_a_role_to_a_list_for_every_run(
 
 def reproduce_args(*roles: str) -> argparse.Namespace:
     return argparse.Namespace(
-        name="reconcile_models", epochs=None, limit=1, max_tasks=None, S=[], M=[],
+        name="reconcile_models", model="madsim/x", epochs=None, limit=1, max_tasks=None, S=[], M=[],
         data=[f"strategyqa={STRATEGYQA}"], model_role=list(roles),
     )  # fmt: skip
 
