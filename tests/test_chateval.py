@@ -223,3 +223,17 @@ def test_an_eval_with_a_summarizer_on_its_own_model_role(run) -> None:
     assert stored["options"]["strategy"] == "simultaneous_summarizer"
     assert stored["options"]["roles"]["summarizer"]["model"] == "madsim/s"
     assert [a["round"] for a in stored["answers"]] == [1, 1, 1, 2, 2, 2]
+
+
+@pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous", "simultaneous_summarizer"])
+async def test_every_message_is_asked_to_explain_its_judgement_before_its_answer(
+    strategy: str,
+) -> None:
+    # the authors' closing instruction (thunlp/ChatEval's config) asks for the evaluation's
+    # explanation first, then the verdict
+    rt, _ = await debate(scripted({}), strategy=strategy)
+    asks = [last_user(c) for c in rt.calls if c.agent != SUMMARIZER]
+    assert len(asks) == 4
+    for text in asks:
+        assert "explain your judgement first, then give your own answer" in text
+        assert text.index("explain your judgement first") < text.index('"ANSWER: ')

@@ -29,6 +29,7 @@ from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3 import court as d3
 from mad_tasks.engine.methods.d3 import options as d3_options
+from mad_tasks.engine.methods.d3 import personas as d3_personas
 from mad_tasks.engine.methods.d3.court import SCORES, VERDICT, Pair, single_judge
 from mad_tasks.engine.methods.d3.more import more
 from mad_tasks.engine.methods.d3.options import PERSONAS, Jury, Swap
@@ -37,7 +38,12 @@ from mad_tasks.engine.methods.d3.records import JudgeRecord
 from mad_tasks.engine.methods.d3.samre import samre
 from mad_tasks.engine.protocols.d3 import StopRule
 from mad_tasks.engine.records import DebateResult
-from mad_tasks.engine.requests import DefenceRequest, ScoreRequest, VerdictRequest
+from mad_tasks.engine.requests import (
+    DefenceRequest,
+    FeedbackRequest,
+    ScoreRequest,
+    VerdictRequest,
+)
 from mad_tasks.engine.runtime import Call, Reply, Usage
 from mad_tasks.engine.session import Problem, Session
 
@@ -82,6 +88,8 @@ def court(score: Score, vote: Vote, usage: dict[str, Usage] | None = None):
                 text = f"{feedback}\nBoth have merit; I will not score them."
             else:
                 text = f"{criteria}\n{feedback}\nANSWER: ({s[0]}, {s[1]})"
+        elif isinstance(asks, FeedbackRequest):
+            text = f"{tag(call)} Feedback A: be specific. Feedback B: answer the other side."
         elif isinstance(asks, VerdictRequest):
             v = vote(call)
             text = f"As {call.agent} I weighed the record.\n" + (
@@ -133,9 +141,34 @@ JURORS_3_2 = votes(juror_1="A", juror_2="B", juror_3="A", juror_4="B", juror_5="
 # -- MORE ------------------------------------------------------------------------------------------
 
 
-async def test_more_k3_five_jurors_makes_exactly_fourteen_calls() -> None:
+async def test_more_k3_five_jurors_makes_exactly_fifteen_calls_as_the_authors_code() -> None:
     rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
     result = await more(new_session(rt), PAIR, advocates=3)
+
+    assert len(rt.calls) == 15
+    assert purposes(rt) == {
+        ("advocate", "argument"): 6,
+        ("advocate", "merged"): 2,
+        ("judge", "feedback"): 1,
+        ("judge", "score"): 1,
+        ("juror", "vote"): 5,
+    }
+    # A's team argues and merges, then B's; the judge's feedback call comes before its scores
+    assert rt.spans == ["advocates A", "merge A", "advocates B", "merge B", "judge", "jury"]
+    judged = [c.purpose for c in rt.calls if c.role == "judge"]
+    assert judged == ["feedback", "score"]
+    assert (result.final, len(result.calls), result.record.stats()["tokens"]) == ("A", 15, 180)
+    assert (result.options["advocate_order"], result.options["judge_calls"]) == (
+        "sequential",
+        "split",
+    )
+
+
+async def test_more_with_the_papers_options_makes_fourteen_calls() -> None:
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    result = await more(
+        new_session(rt), PAIR, advocates=3, advocate_order="parallel", judge_calls="joint"
+    )
 
     assert len(rt.calls) == 14
     assert purposes(rt) == {
@@ -165,7 +198,7 @@ async def test_more_k3_five_jurors_makes_exactly_fourteen_calls() -> None:
 
 async def test_more_advocates_write_alone_and_each_strategist_reads_only_its_team() -> None:
     rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
-    await more(new_session(rt), PAIR, advocates=3)
+    await more(new_session(rt), PAIR, advocates=3, advocate_order="parallel", judge_calls="joint")
     by_agent = {c.agent: transcript_text(c) for c in rt.calls}
 
     for side in "ab":
@@ -187,6 +220,47 @@ async def test_more_advocates_write_alone_and_each_strategist_reads_only_its_tea
         assert "<advocate-" not in juror
 
 
+async def test_more_by_default_b_reads_a_merge_and_the_jury_reads_the_feedback_call() -> None:
+    """The authors' code: B's advocates read A's merged defence of this round (A's read nothing
+    of B); the judge's feedback call and its scoring call each read the two merged defences; the
+    jury reads the feedback call's text with the scores, not the scoring reply."""
+    rt = ScriptedRuntime(court(fixed(90, 70), JURORS_3_2))
+    result = await more(new_session(rt), PAIR, advocates=3)
+    by_agent = {c.agent: transcript_text(c) for c in rt.calls}
+
+    for j in (1, 2, 3):
+        assert "<strategist-" not in by_agent[f"advocate_a_{j}"]
+        b = by_agent[f"advocate_b_{j}"]
+        assert "<strategist-a round 1 merged>" in b and "merged defence" in b
+        assert "<advocate-" not in b
+    for prompt in prompts_of(rt, "judge"):
+        assert (
+            "<strategist-a round 1 merged>" in prompt and "<strategist-b round 1 merged>" in prompt
+        )
+    assert "without scores" in by_agent["judge_feedback"]
+    for juror in prompts_of(rt, "juror"):
+        assert "<judge-feedback round 1 feedback>" in juror and "Scores: A 90, B 70" in juror
+        assert "<feedback round 1>" not in juror  # the scoring reply's own text
+    [evaluation] = recorded(result)["hearings"][0]["evaluations"]
+    assert tuple(evaluation["scores"]) == (90, 70)
+
+
+async def test_a_tied_jury_goes_to_b_by_default_and_to_the_judge_with_the_papers_option() -> None:
+    jurors = votes(juror_1="B", juror_2="A", juror_3=None, juror_4="B", juror_5="A")
+    rt = ScriptedRuntime(court(fixed(90, 70), jurors))
+    result = await more(new_session(rt, retries=0), PAIR, advocates=1)
+    verdict = recorded(result)["hearings"][0]["verdict"]
+    assert (result.final, verdict["tiebreak_used"], verdict["judge_gap"]) == ("B", True, 20)
+    assert result.options["jury_tie"] == "second"
+    rt = ScriptedRuntime(court(fixed(90, 70), jurors))
+    paper = await more(new_session(rt, retries=0), PAIR, advocates=1, jury=Jury(tie="judge"))
+    assert paper.final == "A"
+    # no readable vote at all is a 0-0 tie for the authors' code too: B
+    rt = ScriptedRuntime(court(fixed(90, 70), lambda call: None))
+    silent = await more(new_session(rt, retries=0), PAIR, advocates=1)
+    assert silent.final == "B"
+
+
 async def test_jurors_get_the_papers_personas_in_turn() -> None:
     rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
     await more(new_session(rt), PAIR, advocates=1, jury=Jury(size=7))
@@ -201,9 +275,30 @@ async def test_jurors_get_the_papers_personas_in_turn() -> None:
     assert all(d3_options.GENERIC_JUROR in p for p in prompts_of(rt, "juror"))
 
 
-async def test_a_persona_subset_draws_five_distinct_jurors_from_the_pool() -> None:
-    """Table 4's random 5-persona subsets: each seed draws 5 distinct personas of the 50 (the
-    same ones on a rerun), each juror prompted with its own; the record keeps them."""
+# the roles the authors' own sampler draws for a seed (`get_random_personas(5, seed=s)` in
+# utils/personas.py of abirharrasse/D3-Judge@129491b, run once beside this project's draw)
+AUTHORS_DRAWS = {
+    1: [
+        "Operations Manager",
+        "K-12 Teacher",
+        "Media Ethics Scholar",
+        "Religious Ethics Scholar",
+        "Software Architect",
+    ],
+    2: [
+        "Ethics Consultant",
+        "Business Owner",
+        "Housing Policy Expert",
+        "Small Business Advocate",
+        "Science Communicator",
+    ],
+}
+
+
+async def test_a_persona_subset_draws_the_authors_roles_for_its_seed() -> None:
+    """Table 4's random 5-persona subsets: each seed draws 5 distinct roles of the authors' pool
+    of 50, the ones their sampler draws for that seed, each juror prompted with its description;
+    the record keeps them and names the pool."""
 
     async def drawn(seed: int) -> list[str]:
         rt = ScriptedRuntime(court(fixed(90, 70), unanimous("A")))
@@ -213,12 +308,13 @@ async def test_a_persona_subset_draws_five_distinct_jurors_from_the_pool() -> No
             [call] = rt.calls_of(f"juror_{i + 1}")
             assert f"You are a juror: {persona}." in last_user(call)
         assert result.options["persona_subset"] == seed
+        assert result.options["persona_pool"] == "authors_pool"
+        assert result.options["persona_source"] == d3_personas.SOURCE
         return personas
 
-    first = await drawn(1)
-    assert len(set(first)) == 5 and set(first) <= set(d3_options.POOL)
-    assert first == await drawn(1) and first != await drawn(2)
-    assert len(d3_options.POOL) == len(set(d3_options.POOL)) == 50
+    for seed, names in AUTHORS_DRAWS.items():
+        assert await drawn(seed) == [d3_personas.named(n).description for n in names]
+    assert await drawn(1) == await drawn(1)
     with pytest.raises(OptionError, match="'persona_subset'"):
         d3_options.MoreOptions(personas=False, persona_subset=3)
 
@@ -244,7 +340,9 @@ async def test_more_max_score_pairs_the_defences_and_keeps_each_sides_best() -> 
 
     jurors = votes(juror_1="A", juror_2="B", juror_3=None, juror_4="B", juror_5="A")
     rt = ScriptedRuntime(court(score, jurors))
-    result = await more(new_session(rt), PAIR, advocates=3, aggregation="max_score")
+    result = await more(
+        new_session(rt), PAIR, advocates=3, aggregation="max_score", jury=Jury(tie="judge")
+    )
 
     assert purposes(rt) == {
         ("advocate", "argument"): 6,
@@ -370,7 +468,8 @@ async def test_samre_summaries_replace_the_defences() -> None:
 async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() -> None:
     jurors = votes(juror_1="B", juror_2="A", juror_3="A", juror_4="B", juror_5=None)
     rt = ScriptedRuntime(court(by_round((80, 70), (70, 75)), jurors))
-    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2))
+    paper = Jury(tie="judge")
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=paper)
     assert [c.attempt for c in rt.calls_of("juror_5")] == [0, 1]  # followed up once, then abstains
     verdict = recorded(result)["hearings"][0]["verdict"]
     assert (verdict["winner"], verdict["tiebreak_used"], verdict["judge_gap"]) == ("A", True, 5)
@@ -378,7 +477,7 @@ async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() ->
     # the final round alone would have said B
     rt = ScriptedRuntime(court(by_round((80, 70), (70, 75)), jurors))
     final = await samre(
-        new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(tiebreak="final")
+        new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(tiebreak="final", tie="judge")
     )
     assert final.final == "B"
 
@@ -386,14 +485,14 @@ async def test_two_two_with_an_abstention_goes_to_the_judges_cumulative_gap() ->
 async def test_a_tied_jury_and_a_tied_judge_give_a_tie() -> None:
     jurors = votes(juror_1="B", juror_2="A", juror_3=None, juror_4="B", juror_5="A")
     rt = ScriptedRuntime(court(by_round((80, 70), (70, 80)), jurors))
-    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2))
+    result = await samre(new_session(rt), PAIR, rule=StopRule(max_rounds=2), jury=Jury(tie="judge"))
     assert result.final == "tie"
     assert "tied vote, settled by the judge's cumulative gap +0" in rt.infos[-2][1]
 
 
-async def test_jurors_alone_never_decide_for_b_by_default() -> None:
+async def test_with_the_papers_tie_rule_abstaining_jurors_never_decide_for_b() -> None:
     rt = ScriptedRuntime(court(fixed(70, 90), lambda call: None))  # every juror abstains
-    result = await more(new_session(rt, retries=0), PAIR, advocates=1)
+    result = await more(new_session(rt, retries=0), PAIR, advocates=1, jury=Jury(tie="judge"))
     verdict = recorded(result)["hearings"][0]["verdict"]
     assert verdict["abstentions"] == 5 and verdict["tiebreak_used"]
     assert result.final == "B"  # from the judge's gap (-20), not from the abstentions
@@ -402,8 +501,9 @@ async def test_jurors_alone_never_decide_for_b_by_default() -> None:
 @pytest.mark.parametrize("method", ["more", "samre", "single"])
 async def test_an_unreadable_court_abstains_never_ties(method: str) -> None:
     rt = ScriptedRuntime(court(lambda call: None, lambda call: None))
+    paper = {"jury": Jury(tie="judge")} if method != "single" else {}  # the code's tie: B
     run = {"more": more, "samre": samre, "single": single_judge}[method]
-    result = await run(new_session(rt, retries=0), PAIR)
+    result = await run(new_session(rt, retries=0), PAIR, **paper)
     assert (result.final, recorded(result)["verdict"]) == (None, None)
     [hearing] = recorded(result)["hearings"]
     assert hearing["verdict"]["winner"] is None
@@ -416,7 +516,9 @@ async def test_a_swap_with_one_unreadable_order_abstains() -> None:
         return lambda call: None if call.agent.startswith("swapped/") else answer
 
     rt = ScriptedRuntime(court(reversed_unreadable((90, 70)), reversed_unreadable("A")))
-    result = await more(new_session(rt, retries=0), PAIR, advocates=1, swap=Swap(True))
+    result = await more(
+        new_session(rt, retries=0), PAIR, advocates=1, swap=Swap(True), jury=Jury(tie="judge")
+    )
     assert [h["verdict"]["winner"] for h in recorded(result)["hearings"]] == ["A", None]
     assert (result.final, recorded(result)["position_consistent"]) == (None, None)
 
@@ -438,7 +540,7 @@ def position_bias(call: Call) -> tuple[int, int]:
 async def test_a_court_that_favours_the_first_position_is_inconsistent() -> None:
     rt = ScriptedRuntime(court(position_bias, unanimous("A")))
     result = await more(new_session(rt), PAIR, advocates=1, swap=Swap(enabled=True))
-    assert len(rt.calls) == 2 * (2 + 2 + 1 + 5)
+    assert len(rt.calls) == 2 * (2 + 2 + 2 + 5)
     assert {"order AB", "order BA"} <= set(rt.spans)
     assert any(c.agent.startswith("swapped/") for c in rt.calls)
     swapped_judge = transcript_text(rt.first_call("swapped/judge", 1))
@@ -446,7 +548,7 @@ async def test_a_court_that_favours_the_first_position_is_inconsistent() -> None
     d = recorded(result)
     assert [h["verdict"]["winner"] for h in d["hearings"]] == ["A", "A"]
     assert (result.final, d["position_consistent"]) == ("tie", False)
-    assert result.record.stats()["calls"] == 20 and len(result.calls) == 20
+    assert result.record.stats()["calls"] == 22 and len(result.calls) == 22
 
 
 async def test_the_gap_resolution_sums_the_judges_gaps_over_both_orders() -> None:
@@ -658,7 +760,7 @@ LONG = Pair(
 )
 
 
-@pytest.mark.parametrize("method, calls", [("more", 14), ("samre", 2 * 3 + 5)])
+@pytest.mark.parametrize("method, calls", [("more", 15), ("samre", 2 * 3 + 5)])
 async def test_most_prompt_characters_repeat_a_prefix_sent_before(method: str, calls: int) -> None:
     # every call opens with the pair (a 24,000-character question), the role's text after it;
     # the single judge is left out: its one call has nothing earlier to share a prefix with

@@ -27,7 +27,7 @@ from scripted import (
 from mad_tasks.engine.answers import Choice, YesNo
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.decision import prompts
-from mad_tasks.engine.methods.decision.debate import decision_debate
+from mad_tasks.engine.methods.decision.debate import _latest_solution_count, decision_debate
 from mad_tasks.engine.methods.decision.options import DecisionConfig
 from mad_tasks.engine.methods.decision.records import DecidedAt, DecisionRecord
 from mad_tasks.engine.protocols.voting import BallotRules
@@ -164,6 +164,32 @@ async def test_unanimity_needs_every_agent_in_a_row() -> None:
     assert [c["count"] for c in d["consensus_checks"]] == [1, 2, 1, 2, 3]
     assert [c["decided"] for c in d["consensus_checks"]] == [False] * 4 + [True]
     assert d["winner_agent"] == "agent_3"  # the proposal everyone agreed with
+
+
+async def test_latest_solution_count_never_reaches_a_majority_of_three() -> None:
+    # MALLM d9e66bc's count: an agreeing message holds the solution it agreed with, so counting
+    # back to the latest message with a solution always gives 1; max_turns ends the debate
+    script = Script({("agent_1", 1): msg("a1", "A"), ("agent_2", 1): msg("a2", "A", "[AGREE]")})
+    rt, result = await debate(
+        script, protocol="majority", consensus_count="latest_solution", max_turns=2
+    )
+    assert len(speakers(rt)) == 6
+    d = recorded(result)
+    assert {c["count"] for c in d["consensus_checks"]} == {1}
+    assert (d["decision_success"], d["fallback_used"], result.final) == (
+        False, "latest_proposal", "A",
+    )  # fmt: skip
+    # the default counts the agreements: the same replies decide after agent_2
+    rt, result = await debate(script, protocol="majority", max_turns=2)
+    assert len(speakers(rt)) == 2 and recorded(result)["decision_success"] is True
+
+
+@pytest.mark.parametrize(
+    "solutions, count",
+    [(["A", "A", "A"], 1), (["A", None, None], 3), ([None, None], 0), (["A", None, "B", None], 2)],
+)
+def test_latest_solution_count(solutions: list[str | None], count: int) -> None:
+    assert _latest_solution_count(solutions, 3) == count
 
 
 @pytest.mark.parametrize(
@@ -328,7 +354,7 @@ async def test_ten_invalid_replies_drop_the_ballot() -> None:
 
 async def test_approval_ties_until_the_end_then_the_first_agent_answers() -> None:
     script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
-    rt, result = await debate(script, protocol="approval")
+    rt, result = await debate(script, protocol="approval", no_decision="first_agent")
 
     d = recorded(result)
     assert [v["turn"] for v in d["votes"]] == [3, 4, 5]
@@ -349,8 +375,9 @@ async def test_approval_with_a_clear_winner() -> None:
 
 
 async def test_no_decision_none_leaves_the_sample_without_answer() -> None:
+    # the default (MALLM's code; the paper's text falls back to the first agent)
     script = Script(three_candidates, {(a, t): "0,1,2" for a in AGENTS for t in range(1, 6)})
-    _, result = await debate(script, protocol="approval", no_decision="none")
+    _, result = await debate(script, protocol="approval")
     assert result.final is None
     assert recorded(result)["fallback_used"] == "none"
 
@@ -377,7 +404,9 @@ async def test_an_agent_without_a_solution_is_no_candidate() -> None:
 
 
 async def test_no_agent_with_a_solution_means_no_decision_and_no_answer() -> None:
-    rt, result = await debate(Script(lambda agent, t: msg(f"{agent} t{t}", None)))
+    rt, result = await debate(
+        Script(lambda agent, t: msg(f"{agent} t{t}", None)), no_decision="first_agent"
+    )
     d = recorded(result)
     assert [v["candidates"] for v in d["votes"]] == [[], [], []]  # votes after turns 3, 4, 5
     assert not by_purpose(rt, "vote")  # nothing to vote on: no ballots asked
@@ -393,7 +422,7 @@ async def test_the_first_agent_fallback_without_its_solution_abstains() -> None:
         return msg(f"{agent} t{t}", None) if agent == "agent_1" else three_candidates(agent, t)
 
     script = Script(turn, {(a, t): "0, 1" for a in AGENTS for t in range(1, 6)})
-    _, result = await debate(script, protocol="approval")
+    _, result = await debate(script, protocol="approval", no_decision="first_agent")
     d = recorded(result)
     assert all(v["tie"] for v in d["votes"])
     assert (result.final, d["decision_success"], d["winner_agent"]) == (None, False, None)
@@ -503,6 +532,20 @@ async def test_one_vote_costs_n_ballots_marked_and_2n_calls_with_extraction() ->
     assert [c["answer"] for c in recorded(result)["votes"][0]["candidates"]] == ["A", "B", "C"]
     # the candidates are extracted together, then the ballots are cast together
     assert rt.gathered == [3, 3]
+
+
+async def test_with_extraction_calls_every_agent_that_spoke_gets_a_candidate_call() -> None:
+    # MALLM extracts a candidate for every agent: agent_2's from its unreadable solution, which
+    # names none, so it still offers no candidate
+    script = Script(agent_2_unsure, ballots(3, "1", "1", "1"))
+    rt, result = await debate(script, protocol="simple", extraction="call")
+    candidates = by_purpose(rt, "candidate", 3)  # agent_2's also asked again: unreadable
+    assert sorted({c.agent for c in candidates}) == ["agent_1", "agent_2", "agent_3"]
+    unsure = next(c for c in candidates if c.agent == "agent_2")
+    assert "(no readable solution)" in last_user(unsure)
+    [vote] = recorded(result)["votes"]
+    assert [c["agents"] for c in vote["candidates"]] == [["agent_1"], ["agent_3"]]
+    assert result.final == "C"
 
 
 @pytest.mark.parametrize("extraction, calls", [("marked", 3 + 9 + 3), ("call", 3 + 18 + 6)])
@@ -617,7 +660,8 @@ def tagged(agent: str, t: int) -> str:
 
 async def test_memory_window_hides_turns_older_than_two() -> None:
     script = Script(tagged, {(a, t): str(i) for i, a in enumerate(AGENTS) for t in (3, 4, 5)})
-    rt, _ = await debate(script, protocol="simple")  # votes tie every time: all 5 turns run
+    # votes tie every time: all 5 turns run; 2 is the paper's window (MALLM's code shows all)
+    rt, _ = await debate(script, protocol="simple", memory_window=2)
     for call in by_purpose(rt, "discussion", 4):
         seen = transcript_text(call)
         assert not any(f"<{a} t1>" in seen for a in AGENTS)
@@ -625,7 +669,7 @@ async def test_memory_window_hides_turns_older_than_two() -> None:
     agent_3 = next(c for c in by_purpose(rt, "discussion", 4) if c.agent == "agent_3")
     assert "<agent_1 t4>" in transcript_text(agent_3) and "<agent_2 t4>" in transcript_text(agent_3)
 
-    rt, _ = await debate(script, protocol="simple", memory_window=None)
+    rt, _ = await debate(script, protocol="simple")  # the default: the whole history
     for call in by_purpose(rt, "discussion", 4):
         assert all(f"<{a} t1>" in transcript_text(call) for a in AGENTS if a != call.agent)
 
@@ -681,7 +725,7 @@ async def test_aad_checks_consensus_after_the_drafts_too() -> None:
 
 async def test_collective_improvement_shows_only_the_previous_turn() -> None:
     script = Script(tagged, ballots(3, "0", "0", "1"))
-    rt, result = await debate(script, protocol="simple", paradigm="ci")
+    rt, result = await debate(script, protocol="simple", paradigm="ci", ci_context="solutions")
 
     assert rt.gathered[:3] == [3, 3, 3]  # every turn: all agents at once
     for t in (2, 3):
@@ -701,7 +745,7 @@ async def test_collective_improvement_shows_only_the_previous_turn() -> None:
 
 async def test_collective_improvement_can_show_full_messages() -> None:
     script = Script(tagged, ballots(3, "0", "0", "1"))
-    rt, result = await debate(script, protocol="simple", paradigm="ci", ci_context="messages")
+    rt, result = await debate(script, protocol="simple", paradigm="ci")  # the default (code's)
     call = next(c for c in by_purpose(rt, "discussion", 3) if c.agent == "agent_1")
     text = transcript_text(call)
     assert all(f"<{a} t2>" in text for a in AGENTS)

@@ -105,18 +105,24 @@ async def test_what_a_call_shows_is_its_neighbours_answers() -> None:
 # -- abstentions and ties --------------------------------------------------------------------------------
 
 
-async def test_abstentions_never_vote() -> None:
+@pytest.mark.parametrize("ties, final", [("first_agent", "no"), ("earlier_rounds", "yes")])
+async def test_abstentions_never_vote(ties: str, final: str) -> None:
     answers = {(a, 3): None for a in SIX[:4]} | {("agent_5", 3): "no"}
-    _, result = await debate(by_round(answers, "yes"), retries=0)
-    assert (result.final, result.tally.abstentions) == ("yes", 4)  # 1 no, 1 yes: a tie...
-    assert result.tally.tie  # ...settled by round 2, where all six said yes
+    _, result = await debate(by_round(answers, "yes"), retries=0, ties=ties)
+    # 1 no (agent_5), 1 yes (agent_6): a tie, settled by agent order (agent_5 first) or by round
+    # 2, where all six said yes
+    assert (result.final, result.tally.abstentions) == (final, 4)
+    assert result.tally.tie
 
 
-async def test_a_last_round_tie_goes_to_the_previous_round() -> None:
+@pytest.mark.parametrize("ties, final", [("first_agent", "yes"), ("earlier_rounds", "no")])
+async def test_a_last_round_tie_goes_to_the_first_agent_or_the_previous_round(
+    ties: str, final: str
+) -> None:
     answers = {(a, 3): ("no" if i % 2 else "yes") for i, a in enumerate(SIX)}
     answers |= {(a, 2): "no" for a in SIX}
-    _, result = await debate(by_round(answers, "yes"))
-    assert (result.final, result.tally.tie) == ("no", True)
+    _, result = await debate(by_round(answers, "yes"), ties=ties)
+    assert (result.final, result.tally.tie) == (final, True)
 
 
 # -- options ------------------------------------------------------------------------------------------

@@ -213,6 +213,7 @@ DISCUSSION: Cases = {
     "cot": bools(),
     "strict": bools(),
     "final_from": choices("proposal", "last_agent"),
+    "consensus_count": choices("agreements", "latest_solution"),
     "points": ints(1, 1000),
     "allow_fewer": bools(),
     "max_ranks": ints(1, 32),
@@ -220,7 +221,7 @@ DISCUSSION: Cases = {
     "vote_retries": ints(0, 20),
     "no_decision": choices("first_agent", "none"),
     "dedupe": bools(),
-    "ci_context": choices("solutions", "messages"),
+    "ci_context": choices("messages", "solutions"),
     "challenge": choices("none", "solution", "history", "wrong", "irrelevant"),
     "challenge_adopt": choices("never", "majority"),
     "challenge_irrelevant": choices("call", "fixed"),
@@ -250,13 +251,23 @@ COURT: Cases = {
     "jurors": [(v, JURORS) for v in ("five", 2.5, True, -1, 4, 17)],
     "personas": bools(),
     "persona_subset": optional([(v, "an integer") for v in ("abc", 2.5, True)]),
+    "juror_debiasing": bools(),
+    "jury_tie": choices("second", "judge"),
     "tiebreak": choices("cumulative", "final"),
     "swap": bools(),
     "swap_resolution": choices("tie", "gap"),
     "bias_note": bools(),
     **GENERATION,
 }
-MORE: Cases = {"advocates": ints(1, 10), "aggregation": choices("synthesis", "max_score"), **COURT}
+STANCE = choices("persuade", "truthful")
+MORE: Cases = {
+    "advocates": ints(1, 10),
+    "aggregation": choices("synthesis", "max_score"),
+    "advocate_order": choices("sequential", "parallel"),
+    "judge_calls": choices("split", "joint"),
+    "advocate_stance": STANCE,
+    **COURT,
+}
 SAMRE: Cases = {
     "max_rounds": ints(1, 20),
     "stopping": choices("signed", "code"),
@@ -266,6 +277,7 @@ SAMRE: Cases = {
     "decisive_gap": optional(positive()),
     "token_budget": [(v, unset("an integer >= 1")) for v in ("many", 2.5, True, 0)],
     "summarize": bools(),
+    "advocate_stance": STANCE,
     **COURT,
 }
 TOD_SAMPLING: Cases = {
@@ -289,6 +301,7 @@ TREE: Cases = {
     ],
     "max_depth": optional(ints(1, 6), "no depth limit"),
     "expand_rule": choices("code", "paper"),
+    "subtopics_topic": choices("code", "paper"),
     "tree": bools(),
     "self_deliberation": bools(),
     "retriever": [
@@ -344,6 +357,7 @@ PD3: Cases = {
     "debate_rounds": ints(0, 20),
     "visibility": choices("simultaneous", "sequential"),
     "reasoning": choices("uniform", "diverse"),
+    "neutrality": choices("initial", "every_prompt"),
     "extra_asks": bools(),
     "decider": choices("senior", "single"),
     **LISTWISE,
@@ -389,6 +403,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "agents": ints(1, 32),
             "rounds": ints(1, 20),
             "sequential": bools(),
+            "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
@@ -396,13 +411,16 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
     "voting": (voting, {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY)}),
     "consensus": (
         consensus,
-        {"protocol": choices(*CONSENSUS), **only(DISCUSSION, "strict", "final_from", *MEMORY)},
+        {
+            "protocol": choices(*CONSENSUS),
+            **only(DISCUSSION, "strict", "final_from", "consensus_count", *MEMORY),
+        },
     ),
     "aad": (
         aad,
         {
             "protocol": choices(*VOTING, *CONSENSUS),
-            **only(DISCUSSION, "strict", "final_from", *VOTES, *MEMORY),
+            **only(DISCUSSION, "strict", "final_from", "consensus_count", *VOTES, *MEMORY),
         },
     ),
     "collective_improvement": (
@@ -466,6 +484,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         {
             "turns": ints(0, 20),
             "final": choices("last_turn", "agreement"),
+            "openers": choices("both", "reviewer_1"),
             "swap": bools(),
             **GENERATION,
         },
@@ -515,6 +534,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "cycles": ints(1, 20),
             "confidence": bools(),
             "sequential_reviews": bools(),
+            "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
             "templates": templates("step_by_step", "reminder"),
         },
@@ -538,6 +558,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "rounds": ints(1, 20),
             "topology": choices("ring", "star", "full"),
             "degree": ints(2, 31),
+            "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
@@ -579,6 +600,8 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         {
             "agents": ints(2, 32),
             "max_rounds": ints(0, 20),
+            "shown": choices("top_two", "all"),
+            "own_reply": choices("among_others", "apart"),
             **ANSWERING,
             "templates": templates("reminder"),
         },
@@ -589,6 +612,8 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "agents": ints(1, 8),
             "turns": ints(1, 20),
             "strategy": choices("one_by_one", "simultaneous", "simultaneous_summarizer"),
+            "swap": bools(),
+            "verdict": choices("vote", "scores"),
             **ANSWERING,
             "templates": templates("reminder"),
         },

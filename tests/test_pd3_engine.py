@@ -292,11 +292,12 @@ def test_prompts_show_labels_never_ids_and_share_their_openings() -> None:
     for call in expert_calls(rt):
         _, expert = where(call)
         assert f"You are Expert {expert}, one of 3 experts" in text(call).split("\n\n")[-2]
-    # the experts and the senior alike are told to come without a prior view
+    # the experts are told once, in round 0, to come without a prior view (the paper's placement)
     seniors = [c for c in rt.calls if c.role == "senior"]
     assert len(seniors) == 15
     for call in rt.calls:
-        assert pd3_prompts.NEUTRAL in text(call).split("\n\n")[-2]
+        told = pd3_prompts.NEUTRAL in text(call).split("\n\n")[-2]
+        assert told is (call.role != "senior" and call.round == 0)
 
 
 def test_texts_are_cut_to_their_budgets_and_the_cuts_recorded() -> None:
@@ -817,6 +818,32 @@ def test_the_experts_and_the_senior_are_asked_what_the_paper_asks_unless_extra_a
     assert all(("where they disagree" in text(c)) is extra for c in seniors)
     assert all(("lists exactly 5 labels" in text(c)) is extra for c in seniors)
     assert all("Analyse the experts' consensus" in text(c) for c in seniors)
+
+
+@pytest.mark.parametrize("neutrality", ["initial", "every_prompt"])
+def test_the_neutrality_line_is_in_round_0_only_unless_every_prompt(neutrality: str) -> None:
+    """The paper's initial-round prompt tells each expert, once, that it has no preconceived view
+    (App. A.8); its debate-round and senior prompts do not. `every_prompt` is the placement this
+    project had before: every expert prompt and the senior's."""
+    result, rt = run(opts=PD3Options(neutrality=neutrality, debate_rounds=1))
+    assert result.options["neutrality"] == neutrality
+    told = Counter(
+        (c.role == "senior", c.round) for c in rt.calls if pd3_prompts.NEUTRAL in text(c)
+    )
+    if neutrality == "initial":
+        assert told == {(False, 0): 45}  # 15 groups x 3 experts, round 0 only
+    else:
+        assert told == {(False, 0): 45, (False, 1): 45, (True, 2): 15}
+    assert len(rt.calls) == 15 * (3 * 2 + 1)
+    # the line is all that differs between the placements
+    every = pd3_prompts.debate(2, 3, 5, 1, 2, False, "diverse", "every_prompt")
+    assert every.replace(f" {pd3_prompts.NEUTRAL}", "") == pd3_prompts.debate(
+        2, 3, 5, 1, 2, False, "diverse", "initial"
+    )
+    every = pd3_prompts.senior(3, 5, True, "every_prompt")
+    assert every.replace(f"{pd3_prompts.NEUTRAL} ", "") == pd3_prompts.senior(3, 5, True)
+    with pytest.raises(OptionError, match="'neutrality'"):
+        PD3Options(neutrality="senior")
 
 
 def test_the_querys_facet_is_stated_in_every_prompt_that_presents_it() -> None:

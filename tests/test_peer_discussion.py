@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 from scripted import ScriptedRuntime, recorded, transcript_text
 
+from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3.court import VERDICT, Pair
 from mad_tasks.engine.methods.d3.peer_discussion import DiscussionOptions, peer_discussion
@@ -38,8 +39,10 @@ def reviewers(prefers: Callable[[str, int], str | None]) -> Callable[[Call], Rep
 
 
 async def run(prefers, **options) -> tuple[ScriptedRuntime, object]:
+    """One discussion (reviewer 1 opening) unless `openers` says otherwise."""
     rt = ScriptedRuntime(reviewers(prefers))
     session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
+    options = {"openers": "reviewer_1", **options}
     return rt, await peer_discussion(session, PAIR, DiscussionOptions(**options))
 
 
@@ -108,7 +111,7 @@ async def test_no_turn_keeps_the_reviews_and_swap_judges_both_orders() -> None:
 
     rt = ScriptedRuntime(canberra)
     session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
-    both = await peer_discussion(session, PAIR, DiscussionOptions(swap=True))
+    both = await peer_discussion(session, PAIR, DiscussionOptions(swap=True, openers="reviewer_1"))
     assert (both.final, recorded(both)["position_consistent"]) == ("A", True)
 
 
@@ -139,7 +142,7 @@ async def test_a_limit_ends_the_discussion_and_the_statements_made_decide() -> N
 
     rt = ScriptedRuntime(reply)
     session = Session(rt, Problem(PAIR.question, VERDICT), retries=1)
-    result = await peer_discussion(session, PAIR, DiscussionOptions())
+    result = await peer_discussion(session, PAIR, DiscussionOptions(openers="reviewer_1"))
     assert result.final == "B" and result.stopped is not None
     assert (result.stopped.kind, result.stopped.where) == ("token", "turn 3")
     assert [a.agent for a in result.answers] == ["reviewer_1", "reviewer_2"] * 2
@@ -160,3 +163,50 @@ async def test_the_verdict_report_names_the_discussion_not_a_jury() -> None:
     assert "peer discussion's rule over its 6 statements" in text and "jury" not in text
     [(_, discussion)] = [(t, d) for t, d in rt.infos if t == "discussion"]
     assert "final=last_turn: the last stated preference" in discussion
+
+
+# -- both speaking orders (the authors' code) ---------------------------------------------------------
+
+
+async def test_by_default_a_second_discussion_has_reviewer_2_open_from_the_same_reviews() -> None:
+    rt, result = await run(lambda who, r: "A", openers="both")
+    assert len(rt.calls) == 2 + 4 + 4 and len(result.calls) == 10
+    assert DiscussionOptions().openers == "both"
+    second = sorted((c for c in rt.calls if c.round > 5), key=lambda c: c.round)
+    assert [(c.agent, c.round) for c in second] == [
+        ("reviewer_2", 6), ("reviewer_1", 7), ("reviewer_2", 8), ("reviewer_1", 9),
+    ]  # fmt: skip
+    assert all(c.purpose.endswith(", reviewer 2 opening") for c in second)
+    for call in second:
+        shown = transcript_text(call)
+        # the opener's review first; the second discussion reads none of the first
+        assert shown.index("<reviewer_2 round 1>") < shown.index("<reviewer_1 round 1>")
+        assert not any(f"round {r}>" in shown for r in range(2, 6))
+        for r in range(6, 10):
+            assert (f"round {r}>" in shown) == (r < call.round), (call.round, r)
+    first = [c for c in rt.calls if 2 <= c.round <= 5]
+    assert [c.agent for c in sorted(first, key=lambda c: c.round)] == [
+        "reviewer_1",
+        "reviewer_2",
+    ] * 2
+    assert all(not any(f"round {r}>" in transcript_text(c) for r in range(6, 10)) for c in first)
+    assert "Reviewer 2, turn 1:" in transcript_text(second[1])
+    assert result.final == "A" and result.options["openers"] == "both"
+
+
+@pytest.mark.parametrize(
+    ("second", "verdict"),
+    [("A", "A"), ("B", "tie"), (None, "A")],  # agree; differ: a tie; no verdict: the other's
+)
+async def test_two_discussions_agree_or_tie(second: str | None, verdict: str) -> None:
+    """The reviews state nothing readable; the first discussion (rounds 2-5) says A, the second
+    (rounds 6-9) `second` (None: nothing readable, so that discussion has no verdict)."""
+    _, result = await run(
+        lambda who, r: None if r == 1 else "A" if r <= 5 else second, openers="both"
+    )
+    assert result.final == verdict
+
+
+def test_openers_is_checked() -> None:
+    with pytest.raises(OptionError):
+        DiscussionOptions(openers="reviewer_2")

@@ -62,7 +62,8 @@ def debate(reply, retries: int = 2, **options):
 
 async def test_defaults_three_solutions_six_reviews_three_revisions() -> None:
     rt, result = await debate(always("yes"))
-    assert (len(rt.calls), rt.critical_path) == (3 + 6 + 3, 3)
+    # a reviewer writes its two reviews in turn: solution, review, review, revision
+    assert (len(rt.calls), rt.critical_path) == (3 + 6 + 3, 1 + 2 + 1)
     purposes = sorted((c.purpose, c.round) for c in rt.calls)
     assert purposes == [("debate", 1)] * 3 + [("review", 2)] * 6 + [("revision", 2)] * 3
     assert all(c.role == c.agent for c in rt.calls)
@@ -70,13 +71,14 @@ async def test_defaults_three_solutions_six_reviews_three_revisions() -> None:
     assert all(r.span == {"debate": "round 1", "review": "review r.2", "revision": "revision r.2"}[r.call.purpose] for r in rt.recorded)  # fmt: skip
     assert rt.info_titles() == ["round 1", "review r.2", "round 2", "vote"]
     assert (result.method, result.final, result.rounds, len(result.answers)) == ("peer_review", "yes", 2, 6)  # fmt: skip
-    assert result.options["cycles"] == 1 and result.options["sequential_reviews"] is False
+    assert result.options["cycles"] == 1 and result.options["sequential_reviews"] is True
+    assert result.options["ties"] == "first_agent"
 
 
 @pytest.mark.parametrize(
     ("options", "calls", "path"),
     [
-        ({"agents": 4, "cycles": 2}, 4 + 2 * (12 + 4), 5),  # each cycle: reviews, then revisions
+        ({"agents": 4, "cycles": 2, "sequential_reviews": False}, 4 + 2 * (12 + 4), 5),  # at once
         ({"sequential_reviews": True}, 12, 1 + 2 + 1),  # a reviewer's two reviews in turn
         ({"agents": 5, "cycles": 5, "sequential_reviews": True}, 5 + 5 * (20 + 5), 1 + 5 * 5),
     ],
@@ -92,7 +94,7 @@ async def test_calls_and_critical_path(options: dict, calls: int, path: int) -> 
 
 async def test_a_review_reads_the_reviewers_own_solution_and_the_one_it_reviews() -> None:
     answers = {("agent_1", 1): "yes", ("agent_2", 1): "no", ("agent_3", 1): "yes"}
-    rt, _ = await debate(scripted(answers))
+    rt, _ = await debate(scripted(answers), sequential_reviews=False)
     reviews = [c for c in rt.calls if c.purpose == "review"]
     assert sorted(c.agent for c in reviews) == ["agent_1"] * 2 + ["agent_2"] * 2 + ["agent_3"] * 2
     for c in reviews:
@@ -132,7 +134,7 @@ async def test_a_revision_reads_the_reviews_of_its_own_solution_with_their_confi
 
 
 async def test_sequential_reviews_see_the_reviewers_earlier_reviews() -> None:
-    rt, _ = await debate(always("yes"), sequential_reviews=True)
+    rt, _ = await debate(always("yes"))  # the default, as the authors' code
     first, second = sorted(
         (c for c in rt.calls if c.purpose == "review" and c.agent == "agent_2"),
         key=lambda c: len(c.messages),
@@ -177,13 +179,15 @@ async def test_an_abstaining_agent_is_still_reviewed_and_never_votes() -> None:
     assert len(rt.calls) == 3 + 1 + 6 + 3 + 1  # agent_2's follow-up in each answering round
 
 
-async def test_a_tie_among_the_revisions_goes_to_the_first_round() -> None:
+@pytest.mark.parametrize(("ties", "final"), [("first_agent", "yes"), ("earlier_rounds", "no")])
+async def test_a_tie_among_the_revisions_goes_by_ties(ties: str, final: str) -> None:
     agents = ("agent_1", "agent_2", "agent_3", "agent_4")
     answers = {(a, 1): x for a, x in zip(agents, ("no", "no", "no", "yes"))}
     answers |= {(a, 2): x for a, x in zip(agents, ("yes", "no", "yes", "no"))}
-    _, result = await debate(scripted(answers), agents=4)
-    # agent order would pick "yes"; the solutions preferred "no"
-    assert (result.final, result.tally.tie) == ("no", True)
+    _, result = await debate(scripted(answers), agents=4, ties=ties)
+    # the first agent revised to "yes" (the authors' most_frequent); the solutions preferred "no"
+    assert (result.final, result.tally.tie) == (final, True)
+    assert result.options["ties"] == ties
 
 
 async def test_all_abstain_gives_no_answer() -> None:

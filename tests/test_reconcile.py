@@ -16,8 +16,11 @@ from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.reconcile import (
     OWN_HEADING,
     PEERS_HEADING,
+    ROUND_HEADING,
     ReconcileOptions,
+    shown_groups,
 )
+from mad_tasks.engine.methods.reconcile_records import ConfidentAnswer
 from mad_tasks.engine.protocols.reconcile import (
     WeightedTally,
     recalibrate,
@@ -125,7 +128,8 @@ def debate(reply, retries: int = 2, problem: Problem = YESNO, **options):
 @pytest.mark.parametrize(
     ("options", "calls", "path", "stop"),
     [
-        ({}, 12, 4, "max_rounds"),  # 3 agents x (1 + 3 discussion rounds), one call per round
+        ({}, 9, 3, "max_rounds"),  # 3 agents x (1 + the code's 2 discussion rounds), one a round
+        ({"max_rounds": 3}, 12, 4, "max_rounds"),  # the paper's 3 discussion rounds
         ({"max_rounds": 1}, 6, 2, "max_rounds"),
         ({"max_rounds": 0}, 3, 1, "max_rounds"),
         ({"agents": 5, "max_rounds": 5}, 30, 6, "max_rounds"),  # seed 001's setting
@@ -194,14 +198,12 @@ async def test_round_one_prompts_are_identical_and_ask_for_a_confidence() -> Non
     assert all(c.asks == AnswerRequest(YESNO.fmt, confidence=True) for c in first)
 
 
-async def test_each_agent_sees_the_others_with_their_confidences_and_itself_only_as_its_own() -> (
-    None
-):
+async def test_apart_shows_the_others_with_their_confidences_and_itself_only_as_its_own() -> None:
     confidences = {"agent_1": "0.95", "agent_2": "0.7", "agent_3": "85%"}
     plan = {
         (a, r): (ans, confidences[a]) for a, ans in zip(AGENTS, ("yes", "no", "no")) for r in (1, 2)
     }
-    rt, _ = await debate(scripted(plan), max_rounds=1)
+    rt, _ = await debate(scripted(plan), max_rounds=1, own_reply="apart")
     for agent in AGENTS:
         call = rt.first_call(agent, 2)
         assert len(call.messages) == 1  # a fresh prompt: no history
@@ -218,7 +220,8 @@ async def test_each_agent_sees_the_others_with_their_confidences_and_itself_only
             stated = {"0.95": "0.95", "0.7": "0.7", "85%": "0.85"}[confidences[peer]]
             assert f"(confidence {stated})" in peers
         shown = tuple({"agent_1": "yes", "agent_2": "no", "agent_3": "no"}[p] for p in others)
-        assert call.asks == AnswerRequest(YESNO.fmt, shown=shown, confidence=True)
+        assert sorted(call.asks.shown) == sorted(shown)  # the larger group first
+        assert call.asks == AnswerRequest(YESNO.fmt, shown=call.asks.shown, confidence=True)
     # agent_1 reads the two no's as one group of 2 agents
     peers = last_user(rt.first_call("agent_1", 2)).split(PEERS_HEADING)[1]
     assert "=== 2 agents: answer no ===" in peers and "1 agent" not in peers
@@ -230,9 +233,65 @@ async def test_each_agent_sees_the_others_with_their_confidences_and_itself_only
 async def test_an_abstaining_peer_is_shown_as_giving_no_answer() -> None:
     plan = {(a, r): (ans, "0.9") for a, ans in zip(AGENTS, ("yes", "no", None)) for r in (1, 2)}
     rt, _ = await debate(scripted(plan), retries=0, max_rounds=1)
-    peers = last_user(rt.first_call("agent_1", 2)).split(PEERS_HEADING)[1]
-    assert "=== 1 agent: no readable answer ===" in peers
-    assert rt.first_call("agent_1", 2).asks.shown == ("no",)
+    view = last_user(rt.first_call("agent_1", 2)).split(ROUND_HEADING)[1]
+    assert view.index("answer yes") < view.index("answer no") < view.index("no readable answer")
+    assert "=== 1 agent: no readable answer ===" in view and tag("agent_3", 1) in view
+    assert rt.first_call("agent_1", 2).asks.shown == ("no",)  # its own answer is not another's
+
+
+async def test_by_default_every_agent_reads_one_shared_view_holding_its_own_reply() -> None:
+    plan = {(a, r): (ans, "0.9") for a, ans in zip(AGENTS, ("yes", "no", "no")) for r in (1, 2)}
+    rt, _ = await debate(scripted(plan), max_rounds=1)
+    prompts = [last_user(rt.first_call(a, 2)) for a in AGENTS]
+    assert len(set(prompts)) == 1  # the authors' code: one discussion text per question
+    view = prompts[0]
+    assert ROUND_HEADING in view and OWN_HEADING not in view and PEERS_HEADING not in view
+    assert all(tag(a, 1) in view for a in AGENTS)  # each agent's own reply among the others
+    # the larger group first, with how many agents gave it
+    assert view.index("=== 2 agents: answer no ===") < view.index("=== 1 agent: answer yes ===")
+    assert rt.first_call("agent_2", 2).asks.shown == ("no", "yes")  # the others', groups in order
+
+
+CHOICE = Problem(Question.of([QUESTION]), Choice(["yes", "no", "maybe", "never"]))
+THREE_WAY = {(a, 1): (ans, "0.8") for a, ans in zip(AGENTS, ("A", "B", "C"))}
+
+
+@pytest.mark.parametrize("own_reply", ["among_others", "apart"])
+async def test_top_two_drops_a_third_answer_from_every_prompt(own_reply: str) -> None:
+    rt, _ = await debate(
+        scripted(THREE_WAY), problem=CHOICE, max_rounds=1, retries=0, own_reply=own_reply
+    )
+    for agent in AGENTS:
+        prompt = last_user(rt.first_call(agent, 2))
+        # a tie in size: the answers given first in agent order are kept
+        assert tag("agent_1", 1) in prompt and tag("agent_2", 1) in prompt
+        view = prompt.split(PEERS_HEADING)[-1]  # `apart`: after its own reply, marked as such
+        assert tag("agent_3", 1) not in view  # its own reply too, with `among_others`
+        assert "=== 1 agent: answer C)" not in prompt
+    if own_reply == "apart":
+        own = last_user(rt.first_call("agent_3", 2)).split(PEERS_HEADING)[0]
+        assert OWN_HEADING in own and tag("agent_3", 1) in own
+    assert rt.first_call("agent_3", 2).asks.shown == ("A", "B")
+
+
+async def test_all_shows_every_answer_as_the_paper_describes() -> None:
+    rt, _ = await debate(scripted(THREE_WAY), problem=CHOICE, max_rounds=1, shown="all")
+    for agent in AGENTS:
+        prompt = last_user(rt.first_call(agent, 2))
+        assert all(tag(a, 1) in prompt for a in AGENTS)
+        assert prompt.count("=== 1 agent: answer ") == 3
+
+
+def test_the_larger_groups_win_the_two_places_over_earlier_singletons() -> None:
+    fmt = CHOICE.fmt
+    replies = [
+        (ConfidentAnswer(a, 1, ans, 0.9, 0.8), a)
+        for a, ans in zip(("a1", "a2", "a3", "a4", "a5"), ("A", "B", "C", "C", None))
+    ]
+    groups = shown_groups(fmt, replies)
+    assert [[text for _, text in g] for g in groups] == [["a3", "a4"], ["a1"], ["a5"]]
+    everything = shown_groups(fmt, replies, "all")
+    assert [[text for _, text in g] for g in everything] == [["a3", "a4"], ["a1"], ["a2"], ["a5"]]
 
 
 async def test_the_final_answer_is_the_weighted_vote_of_the_last_round() -> None:
@@ -288,9 +347,11 @@ def test_an_eval_on_the_simulated_model_records_the_vote_and_the_options(run) ->
     log = run(task, model="madsim/x", model_args={"accuracy": [0.0, 1.0, 1.0], "conformity": 0.0})
     [sample] = log.samples
     stored = sample.store["mad_tasks:debate"]
-    assert sum(e.event == "model" for e in sample.events) == 12
+    assert sum(e.event == "model" for e in sample.events) == 9
     assert stored["record"]["stop_reason"] == "max_rounds"
     assert stored["record"]["vote"]["weights"].keys() == {"yes", "no"}
     assert stored["final"] == "yes"  # two agents' weight against one's
-    assert stored["options"]["agents"] == 3 and stored["options"]["max_rounds"] == 3
+    assert stored["options"]["agents"] == 3 and stored["options"]["max_rounds"] == 2
+    assert stored["options"]["shown"] == "top_two"
+    assert stored["options"]["own_reply"] == "among_others"
     assert all(t["stated"] is not None for r in stored["record"]["turns"] for t in r)

@@ -764,6 +764,22 @@ def test_a_depth_limit_blocks_expansion_below_it() -> None:
     assert record.budget is None and record.expansions == 2
 
 
+@pytest.mark.parametrize("shown", ["code", "paper"])
+def test_the_subtopics_call_below_the_root_shows_the_description_only_as_the_paper(
+    shown: str,
+) -> None:
+    """subtopics_topic: the reference's subtopics prompt names a node by its title alone (its
+    description slot repeats the title); the paper's also gives the description. The root's has
+    no description either way, and the debate turns always show it."""
+    _, rt, _ = run(Script(subtopics=2), TreeOptions(max_expansions=1, subtopics_topic=shown))
+    below = text(the_call(rt, "subtopics r.1", "moderator"))
+    # the node as named above the claims (the test retriever's excerpts echo their query)
+    named = below[below.index("Topic: sub r.1") : below.index("Their claims")]
+    assert ("Topic description: What r.1 is about." in named) == (shown == "paper")
+    assert "What r.1 is about." not in text(the_call(rt, "subtopics r", "moderator"))
+    assert "What r.1 is about." in text(the_call(rt, "present r.1", "author_0"))
+
+
 def test_the_record_names_texts_chunks_and_titles() -> None:
     opts = TreeOptions(max_subtopics=1, max_expansions=0)
     result, _, _ = run(Script(), opts, (Retriever(0, size=12), Retriever(1, size=9)))

@@ -25,9 +25,9 @@ TEMPLATES = {
     ),
     "debate_update": Template(
         "Here are the most recent replies of the other agents to the same question:\n\n"
-        "{replies}\n\nTreat their reasoning as evidence, not as authority: check each argument "
-        "against your own, then give your updated answer, step by step. {instruction}",
-        "du_debate's later rounds: the other agents' replies, each under its agent's name",
+        "{replies}\n\nUse their reasoning as additional advice: examine your own solution and "
+        "theirs step by step, then give your updated answer. {instruction}",
+        "du_debate's later rounds: the other agents' replies, each under an anonymous header",
     ),
     "reminder": Template(
         "Your reply did not state a final answer in the required form. {instruction}",
@@ -55,5 +55,5 @@ def reminder(fmt: AnswerFormat, replaced: Replaced = None) -> Content:
 def debate_update(
     peers: Sequence[AgentAnswer], fmt: AnswerFormat, replaced: Replaced = None
 ) -> Content:
-    shown = "\n\n".join(f"--- {p.agent} ---\n{p.text.strip()}" for p in peers)
+    shown = "\n\n".join(f"--- one agent's reply ---\n{p.text.strip()}" for p in peers)
     return fill(TEMPLATES, replaced, "debate_update", replies=shown, instruction=fmt.instruction())

@@ -96,6 +96,15 @@ class ScoreRequest(Request):
 
 
 @dataclass(frozen=True)
+class FeedbackRequest(Request):
+    """A D3 judge's feedback, without scores, on the defences of the answers shown as A and B
+    (MORE's feedback-only call, `judge_calls=split`)."""
+
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class VerdictRequest(Request):
     """A D3 juror's vote between the answers shown as A and B."""
 

@@ -27,6 +27,11 @@ role descriptions are this module's own (the paper's, such as "General Public" a
 are written for judging text). Seed 001 (CortexDebate) ran ChatEval with 5 agents, 5 turns and
 "an extra summariser agent per round": `strategy=simultaneous_summarizer`.
 
+On a pair of answers (the pairwise tasks), two options give the authors' verdict
+(thunlp/ChatEval's `llm_eval.py` and its scoring script; chateval_pair.py): `swap` holds the whole
+debate again with the answers exchanged, and `verdict=scores` has each referee's last message
+score both answers, the sums over both debates deciding.
+
 Every call presents the question with all of its parts, first in its prompt, the summarizer's
 too.
 """
@@ -38,17 +43,20 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import viewer_text
-from ..answers import AnswerFormat
-from ..checks import integer, one_of
+from ..answers import AnswerFormat, Choice
+from ..checks import OptionError, boolean, integer, one_of
 from ..content import Content, Msg, Question, compose
 from ..options import MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, GroupSummaryRequest
 from ..session import Session
 from ..spec import MethodSpec, agent_roles
+from .chateval_pair import CRITERIA, ScoreVerdict, read_back, score_request, score_verdict, swapped
 from .turns import agent_names, final_vote
 
 STRATEGIES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
+VERDICTS = ("vote", "scores")
+SWAPPED = " (swapped)"  # how the swapped debate's agents are named in the record
 SUMMARIZER = "summarizer"
 
 # (name, description): each agent's own point of view, in agent order
@@ -102,6 +110,19 @@ class ChatEvalOptions(Answering):
         "model role `summarizer`, summarises each turn and the agents read only the summaries).",
         lambda name, v: one_of(name, v, STRATEGIES),
     )
+    swap: bool = option(
+        False,
+        "on a pair of answers: hold the whole debate a second time with the two answers swapped "
+        "and decide over both debates (the authors' code, --reverse_input; twice the calls).",
+        boolean,
+    )
+    verdict: str = option(
+        "vote",
+        "vote (the plurality of the last turn's answers) or scores (on a pair: each referee's "
+        "last message also scores both answers 1 to 10, the sums decide, equal sums or an "
+        "unreadable score give A: the authors' code).",
+        lambda name, v: one_of(name, v, VERDICTS),
+    )
 
 
 # -- what the agents and the summarizer read ----------------------------------------------------
@@ -121,10 +142,13 @@ def agent_prompt(
     agents: int,
     said: Sequence[AgentAnswer],
     summaries: Sequence[str] = (),
+    closing: str = "",
+    criteria: str = "",
 ) -> Content:
     """The question, the agent's role, then what it may read of the discussion: the messages
     `said` so far, or (summarizer strategy) every turn's summary so far. Before anything is said
-    or summarised, every strategy shows the same words."""
+    or summarised, every strategy shows the same words. `criteria` follows the role and `closing`
+    the answer instruction (with `verdict=scores`: the criteria, and the scores asked last)."""
     role, description = ROLES[agent_names(agents).index(name)]
     if summaries:
         shown = "\n\n".join(
@@ -139,9 +163,10 @@ def agent_prompt(
     return compose(
         question,
         f"\n\nYou are {name}, one of {agents} referees who discuss this question. Your role: "
-        f"{role}. {description}\n\n{heard}\n\nNow it is your turn: think critically about "
-        "what has been said, keep your message short and clear, and give your own answer. "
-        f"{fmt.instruction()}",
+        f"{role}. {description}{criteria}\n\n{heard}\n\nNow it is your turn: think critically about "
+        "what has been said, keep your message short and clear, explain your judgement first, "
+        "then give your own answer. "
+        f"{fmt.instruction()}{closing}",
     )
 
 
@@ -161,68 +186,125 @@ def summary_prompt(question: Question, summary: str | None, said: Sequence[Agent
 # -- the method ----------------------------------------------------------------------------------
 
 
+def _pair(question: Question, opts: ChatEvalOptions, fmt: AnswerFormat) -> Question | None:
+    """The swapped question (None without `swap`); an OptionError when an option that needs a
+    pair of answers meets a question without one."""
+    if opts.verdict == "scores" and not (isinstance(fmt, Choice) and len(fmt.options) == 2):
+        raise OptionError("verdict", opts.verdict, "vote on a question that is no pair of answers")
+    if not opts.swap:
+        return None
+    other = swapped(question)
+    if other is None:
+        raise OptionError("swap", opts.swap, "false on a question that is no pair of answers")
+    return other
+
+
 async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
     p, rt = session.problem, session.runtime
+    other = _pair(p.question, opts, p.fmt)
     names = agent_names(opts.agents)
     summarized = opts.strategy == "simultaneous_summarizer"
-    said: list[AgentAnswer] = []  # every message, in the order said
-    summaries: list[str] = []  # summarizer strategy: one after each turn but the last
-    by_turn: list[list[AgentAnswer]] = []
 
-    async def speak(name: str, t: int, heard: Sequence[AgentAnswer]) -> AgentAnswer:
-        """One message; `heard`: the messages this agent reads, or (summarizer strategy) the
-        previous turn's, which the latest summary it reads summarises."""
-        prompt = agent_prompt(
-            p.question, p.fmt, name, opts.agents, [] if summarized else heard, summaries
+    async def hold(question: Question, tag: str) -> list[list[AgentAnswer]]:
+        """One whole debate on `question` (spans prefixed by `tag`); its messages by turn."""
+        said: list[AgentAnswer] = []  # every message, in the order said
+        summaries: list[str] = []  # summarizer strategy: one after each turn but the last
+        by_turn: list[list[AgentAnswer]] = []
+
+        async def speak(name: str, t: int, heard: Sequence[AgentAnswer]) -> AgentAnswer:
+            """One message; `heard`: the messages this agent reads, or (summarizer strategy) the
+            previous turn's, which the latest summary it reads summarises."""
+            closing = score_request() if opts.verdict == "scores" and t == opts.turns else ""
+            prompt = agent_prompt(
+                question,
+                p.fmt,
+                name,
+                opts.agents,
+                [] if summarized else heard,
+                summaries,
+                closing,
+                CRITERIA if opts.verdict == "scores" else "",
+            )
+            shown = tuple(a.answer for a in heard if a.agent != name and a.answer is not None)
+            asks = AnswerRequest(p.fmt, shown=shown)
+            msgs = [Msg("user", prompt)]
+            return await session.answer(name, name, msgs, "discussion", t, asks=asks)
+
+        for t in range(1, opts.turns + 1):
+            async with rt.span(f"{tag}round {t}"):
+                if opts.strategy == "one_by_one":
+                    current: list[AgentAnswer] = []
+                    for name in names:
+                        current.append(await speak(name, t, said + current))
+                else:
+                    # the earlier turns; with a summarizer, the turn the latest summary summarises
+                    heard = (by_turn[-1] if by_turn else []) if summarized else list(said)
+                    current = await rt.gather(*(speak(name, t, heard) for name in names))
+            said += current
+            by_turn.append(list(current))
+            title = f"{tag.capitalize()}Round {t} (turn {t} of {opts.turns}, {opts.strategy})"
+            rt.info(
+                f"{tag}round {t}",
+                viewer_text.round_table(title, current, p.fmt.describe, rt.model_name),
+            )
+            if summarized and t < opts.turns:
+                async with rt.span(f"{tag}summary r.{t}"):
+                    asks_summary = GroupSummaryRequest(
+                        p.fmt, tuple(a.answer for a in current if a.answer is not None)
+                    )
+                    latest = summaries[-1] if summaries else None
+                    reply = await session.call(
+                        SUMMARIZER,
+                        SUMMARIZER,
+                        [Msg("user", summary_prompt(question, latest, current))],
+                        "summary",
+                        t,
+                        asks=asks_summary,
+                    )
+                    summaries.append(reply.text)
+                rt.info(f"{tag}summary r.{t}", f"**Summary after round {t}** (added to what "
+                        "every agent reads from now on, instead of the messages)\n\n"
+                        f"{reply.text.strip() or '(empty)'}")  # fmt: skip
+        return by_turn
+
+    if other is None:
+        by_turn = await hold(p.question, "")
+    else:  # the authors run the two orders as two separate runs: neither waits for the other
+        given, reversed = await rt.gather(hold(p.question, ""), hold(other, "swapped "))
+        by_turn = [g + read_back(r, SWAPPED) for g, r in zip(given, reversed, strict=True)]
+    said = [a for turn in by_turn for a in turn]
+    if opts.verdict == "vote":
+        tally = final_vote(session, by_turn)
+        final = tally.winner
+    else:
+        last = by_turn[-1]
+        verdict = score_verdict(
+            [a.text for a in last if not a.agent.endswith(SWAPPED)],
+            [a.text for a in last if a.agent.endswith(SWAPPED)],
         )
-        shown = tuple(a.answer for a in heard if a.agent != name and a.answer is not None)
-        asks = AnswerRequest(p.fmt, shown=shown)
-        return await session.answer(name, name, [Msg("user", prompt)], "discussion", t, asks=asks)
-
-    for t in range(1, opts.turns + 1):
-        async with rt.span(f"round {t}"):
-            if opts.strategy == "one_by_one":
-                current: list[AgentAnswer] = []
-                for name in names:
-                    current.append(await speak(name, t, said + current))
-            else:
-                # the earlier turns; with a summarizer, the turn the latest summary summarises
-                heard = (by_turn[-1] if by_turn else []) if summarized else list(said)
-                current = await rt.gather(*(speak(name, t, heard) for name in names))
-        said += current
-        by_turn.append(list(current))
-        title = f"Round {t} (turn {t} of {opts.turns}, {opts.strategy})"
-        rt.info(
-            f"round {t}", viewer_text.round_table(title, current, p.fmt.describe, rt.model_name)
-        )
-        if summarized and t < opts.turns:
-            async with rt.span(f"summary r.{t}"):
-                asks_summary = GroupSummaryRequest(
-                    p.fmt, tuple(a.answer for a in current if a.answer is not None)
-                )
-                latest = summaries[-1] if summaries else None
-                reply = await session.call(
-                    SUMMARIZER,
-                    SUMMARIZER,
-                    [Msg("user", summary_prompt(p.question, latest, current))],
-                    "summary",
-                    t,
-                    asks=asks_summary,
-                )
-                summaries.append(reply.text)
-            rt.info(f"summary r.{t}", f"**Summary after round {t}** (added to what every agent "
-                    f"reads from now on, instead of the messages)\n\n"
-                    f"{reply.text.strip() or '(empty)'}")  # fmt: skip
-
-    tally = final_vote(session, by_turn)
+        tally, final = None, verdict.winner
+        rt.info("verdict", viewer_text_scores(verdict))
     return DebateResult(
         method="chateval",
-        final=tally.winner,
+        final=final,
         answers=said,
         calls=session.calls,
         tally=tally,
         options=opts.record(),
     )
+
+
+def viewer_text_scores(verdict: ScoreVerdict) -> str:
+    """The score verdict as the viewer shows it."""
+    sums = ", ".join(f"{k}: {v:g}" for k, v in verdict.totals.items())
+    why = (
+        f"{verdict.unread} last message(s) without readable scores: A, as the authors' script"
+        if verdict.unread
+        else "equal sums: A, the answer shown first"
+        if verdict.tie
+        else "the larger sum"
+    )
+    return f"**Verdict by scores** (summed over the referees' last messages): {sums}; {why}."
 
 
 SPEC = MethodSpec(

@@ -1,13 +1,17 @@
 """Du et al. (2023), "Improving Factuality and Reasoning in Language Models through Multiagent Debate".
 
 N agents answer independently in round 1. In each later round t every agent reads the other agents'
-round t-1 replies (simultaneous rounds, the authors' intended semantics) and updates its answer; each
-agent keeps its own conversation. The final answer is the plurality of the last round's answers. When a limit of the run stops a
-round, the debate ends there and the plurality of the last complete round decides (none: no
-answer); with `look_ahead` a round that would pass a limit, estimated from the rounds before it,
+round t-1 replies (simultaneous rounds, the authors' code since its index fix), shown anonymously,
+and updates its answer; each agent keeps its own conversation. The final answer is the plurality of
+the last round's answers, a tie going to the first agent's answer among the tied ones (the authors'
+`most_frequent`; `ties=earlier_rounds`: the rounds before decide first). When a limit of the run
+stops a round, the debate ends there and the plurality of the last complete round decides (none:
+no answer); with `look_ahead` a round that would pass a limit, estimated from the rounds before it,
 is not started.
-With `sequential=True` an agent also reads the replies already given in round t by agents before it.
-Round-one answers given before the method ran (on_demand's first stage) are taken, not asked again.
+With `sequential=True` an agent also reads the replies already given in round t by agents before it
+(the code released with the paper). Round-one answers given before the method ran (on_demand's
+first stage) are taken, not asked again. Checked call by call against the authors' code:
+docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -17,14 +21,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import prompts, viewer_text
-from ..checks import boolean, integer
+from ..checks import boolean, integer, one_of
 from ..content import Msg
 from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
 from ..spec import MethodSpec
-from .turns import agent_names, final_vote, speak, take_openings
+from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,18 @@ class DuDebateOptions(Answering):
         "agents read the replies already given in the same round (default: simultaneous).",
         boolean,
     )
+    ties: str = option(
+        "first_agent",
+        "a tie of the last round's vote: first_agent (the first agent's answer among the tied "
+        "ones, as the authors' code) or earlier_rounds (the one that led the latest earlier round, "
+        "then agent order).",
+        lambda name, v: one_of(name, v, TIES),
+    )
 
 
-async def du_debate(session: Session, agents: int, rounds: int, sequential: bool) -> DebateResult:
+async def du_debate(
+    session: Session, agents: int, rounds: int, sequential: bool, ties: str = "first_agent"
+) -> DebateResult:
     p, rt = session.problem, session.runtime
     names = agent_names(agents)
     history: dict[str, list[Msg]] = {
@@ -95,14 +108,14 @@ async def du_debate(session: Session, agents: int, rounds: int, sequential: bool
             viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
         )
 
-    tally = final_vote(session, by_round) if by_round else None
+    tally = final_vote(session, by_round, ties) if by_round else None
     result = DebateResult(
         method="du_debate",
         final=tally.winner if tally else None,
         answers=[a for r in by_round for a in r],
         calls=session.calls,
         tally=tally,
-        options={"agents": agents, "rounds": rounds, "sequential": sequential},
+        options={"agents": agents, "rounds": rounds, "sequential": sequential, "ties": ties},
     )
     decided = f"the vote of round {len(by_round)}" if by_round else "no answer: no round finished"
     return stop_at(result, limit, where or f"round {len(by_round) + 1}", decided)
@@ -113,5 +126,5 @@ SPEC = MethodSpec(
     "N agents answer, then for R-1 more rounds each reads the others' previous answers; majority "
     "wins.",
     DuDebateOptions,
-    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential),
+    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential, o.ties),
 )

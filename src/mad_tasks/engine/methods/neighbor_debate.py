@@ -3,8 +3,9 @@ Topology" (arXiv 2406.11776, EMNLP 2024 Findings); seed 001's "ND" baseline.
 
 Du et al.'s debate on a fixed sparse graph: every agent answers independently in round 1; in each
 later round t every agent reads only its neighbours' round t-1 replies (never the others') and
-updates its answer in its own conversation. The final answer is the plurality of the last round
-(the tie rule of `majority_vote`). All agents of a round answer at once.
+updates its answer in its own conversation. The final answer is the plurality of the last round, a
+tie going as in Du et al.'s code (`ties`). All agents of a round answer at once. With
+`topology=full` it is Du et al.'s debate, checked against their code (docs/fidelity.md).
 
 Paper defaults: 6 agents on the neighbour-connected ring, each agent linked to the agent on either
 side (degree 2, density D = 2 / (n - 1); Sec. 3, Fig. 1); the fully connected graph (D = 1) is the
@@ -32,7 +33,7 @@ from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
 from ..spec import MethodSpec
-from .turns import agent_names, final_vote, speak, take_openings
+from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,13 @@ class NeighborDebateOptions(Answering):
         2,
         "neighbours per agent on the ring, an even number below `agents` (paper: 2).",
         lambda name, v: integer(name, v, 2, MAX_AGENTS - 1),
+    )
+    ties: str = option(
+        "first_agent",
+        "a tie of the last round's vote: first_agent (the first agent's answer among the tied "
+        "ones, as Du et al.'s code) or earlier_rounds (the one that led the latest earlier round, "
+        "then agent order).",
+        lambda name, v: one_of(name, v, TIES),
     )
 
     def validate(self) -> None:
@@ -124,7 +132,7 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
             viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
         )
 
-    tally = final_vote(session, by_round)
+    tally = final_vote(session, by_round, o.ties)
     return DebateResult(
         method="neighbor_debate",
         final=tally.winner,

@@ -7,8 +7,9 @@ Multi-Agent Peer Review Collaboration" (arXiv 2311.08152); seed 001's "PRD" base
 3. Revision: every agent reads the reviews of its own solution, with the reviewers' confidences,
    and revises its answer.
 Steps 2-3 make one cycle; each further cycle reviews the latest revisions. The final answer is the
-plurality of the last revisions (abstentions do not vote; a tie goes to the earlier rounds, then to
-agent order, as in `majority_vote`).
+plurality of the last revisions (abstentions do not vote; a tie goes to the first agent's answer
+among the tied ones, as the authors' `most_frequent`, or with `ties=earlier_rounds` to the earlier
+rounds, then to agent order).
 
 Paper defaults (the authors' code, HITsz-TMG/Multi-agent-peer-review: `peer_review.py`,
 `params.py`, `eval.py`): 3 agents, one review-and-revision cycle (`rounds = 3` there: solution,
@@ -17,17 +18,17 @@ vote of the revisions; the "w/o confidence" ablation (`feedback.py`) drops the c
 (`confidence=false`). Seed 001 runs PRD with 5 agents and up to 5 rounds (`agents`, `cycles`).
 
 Open points, each an option recorded in the log:
-  - `sequential_reviews`: in the code a reviewer writes its reviews one after another in one
-    conversation, so each review also sees the reviewer's earlier reviews; by default (false) the
-    reviews of a cycle are written all at once, each from the reviewer's conversation up to its
-    own latest answer, and then joined into that conversation in agent order, so the revision
-    sees the same history either way.
+  - `sequential_reviews`: as in the code (true, the default), a reviewer writes its reviews one
+    after another in one conversation, so each review also sees the reviewer's earlier reviews;
+    with false the reviews of a cycle are written all at once, each from the reviewer's
+    conversation up to its own latest answer, and then joined into that conversation in agent
+    order, so the revision sees the same history either way.
   - an agent whose solution has no readable answer is still reviewed: the review reads its text.
   - a review without a readable confidence is shown as "confidence not stated"; it is never
     retried (a review is not an answer).
 Rounds in the record: the first solutions are round 1, the reviews and revisions of cycle c
 round c + 1. First solutions given before the method ran (`on_demand`'s first stage) are taken,
-not asked again.
+not asked again. Checked call by call against the authors' code: docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import ClassVar
 
 from .. import prompts, viewer_text
 from ..answers import AnswerFormat
-from ..checks import OptionError, boolean, integer
+from ..checks import OptionError, boolean, integer, one_of
 from ..content import Msg
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
 from ..protocols.peer_review import review_confidence
@@ -46,7 +47,7 @@ from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, ReviewRequest
 from ..session import Session
 from ..spec import MethodSpec
-from .turns import agent_names, final_vote, speak, take_openings
+from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 # reviews per sample, cycles x agents x (agents - 1): 32 agents review each other once (992);
 # seed 001's 5 agents and 5 cycles make 100
@@ -75,10 +76,18 @@ class PeerReviewOptions(Answering):
         boolean,
     )
     sequential_reviews: bool = option(
-        False,
+        True,
         "a reviewer writes its reviews one after another, each seeing its earlier ones (the "
-        "authors' code); default: all reviews of a cycle at once.",
+        "authors' code); false: all reviews of a cycle at once, each from the reviewer's "
+        "conversation up to its latest answer.",
         boolean,
+    )
+    ties: str = option(
+        "first_agent",
+        "a tie of the last revisions' vote: first_agent (the first agent's answer among the tied "
+        "ones, as the authors' code) or earlier_rounds (the one that led the latest earlier round, "
+        "then agent order).",
+        lambda name, v: one_of(name, v, TIES),
     )
 
     def validate(self) -> None:
@@ -194,7 +203,7 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
         title = f"Round {t} (revisions)"
         rt.info(f"round {t}", viewer_text.round_table(title, latest, p.fmt.describe, rt.model_name))
 
-    tally = final_vote(session, by_round)
+    tally = final_vote(session, by_round, o.ties)
     return DebateResult(
         method="peer_review",
         final=tally.winner,

@@ -4,16 +4,19 @@ via Consensus among Diverse LLMs" (arXiv 2309.13007).
 Round 1 (the paper's initial response generation): every agent answers alone, with its reasoning
 and a confidence in [0, 1]. Then, for at most `max_rounds` discussion rounds, every agent answers
 again from a fresh prompt that shows the previous round's replies grouped by answer, each with its
-explanation and stated confidence, the agent's own previous reply marked as its own (the paper's
-discussion prompt groups all agents' answers; the authors' code starts each call afresh). The
-discussion stops as soon as every agent gives the same answer, the initial answers included (the
-authors' code writes no discussion prompt for a sample that agrees). The final answer is the
-confidence-weighted vote of the last round (protocols/reconcile.py: recalibrated confidences,
-summed per answer).
+explanation and stated confidence (the authors' code starts each call afresh). As in the authors'
+code (dinobby/ReConcile@902ae91, checked call by call in docs/fidelity.md), the view is one text
+shared by every agent, its own reply unmarked among the others (`own_reply=among_others`; `apart`
+marks it as its own), and only the two answers most agents gave are shown (`shown=top_two`; the
+paper's text, `all`, shows every answer). The discussion stops as soon as every agent gives the
+same answer, the initial answers included (the authors' code writes no discussion prompt for a
+question that agrees). The final answer is the confidence-weighted vote of the last round
+(protocols/reconcile.py: recalibrated confidences, summed per answer).
 
-Paper defaults: 3 agents (ChatGPT, Bard and Claude 2, one per model: bind `agent_1`..`agent_3`
-to three models) and at most 3 discussion rounds (the paper's experiments; the authors' `run.py`
-defaults to `--round 2`). Seed 001 (CortexDebate) ran it with 5 agents and at most 5 rounds.
+Defaults: 3 agents (the paper's ChatGPT, Bard and Claude 2, one per model: bind `agent_1`..`agent_3`
+to three models) and at most 2 discussion rounds (the authors' `run.py`, `--round 2`; the paper's
+experiments ran 3: `max_rounds=3`). Seed 001 (CortexDebate) ran it with 5 agents and at most 5
+rounds.
 
 Left out: the paper's "convincing samples", human explanations from the training set that once
 corrected an agent, shown as demonstrations. They need a labelled training split with
@@ -25,7 +28,8 @@ the authors' code reads a missing confidence as 0.0) and its record says `stated
 confidence is read as CortexDebate's are (`CONFIDENCE: 0.85`, `85%` and `85/100` are 0.85; a
 value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1]); an agent
 without a readable answer abstains: it neither votes nor counts as agreeing, and the others see
-it as having given no answer.
+it as having given no answer (always shown, whatever `shown`). The authors' code instead fills
+an unreadable answer with a random option (unseeded numpy) weighing 0.1; that is never done here.
 
 Every call presents the question with all of its parts, first in its prompt.
 """
@@ -38,7 +42,7 @@ from typing import ClassVar
 
 from .. import viewer_text
 from ..answers import AnswerFormat
-from ..checks import integer
+from ..checks import integer, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
 from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
@@ -52,6 +56,9 @@ from ..spec import FirstVote, MethodSpec
 from .reconcile_records import ConfidentAnswer, ReconcileRecord
 from .turns import agent_names
 
+SHOWN = ("top_two", "all")
+OWN_REPLY = ("among_others", "apart")
+
 
 @dataclass(frozen=True)
 class ReconcileOptions(Answering):
@@ -63,11 +70,27 @@ class ReconcileOptions(Answering):
         lambda name, v: integer(name, v, 2, MAX_AGENTS),
     )
     max_rounds: int = option(
-        3,
-        "discussion rounds after the initial answers, at most (paper: 3); the discussion ends "
-        "early when every agent gives the same answer; 0: the weighted vote of the initial "
-        "answers.",
+        2,
+        "discussion rounds after the initial answers, at most (the authors' code: 2, its "
+        "`--round` default; the paper's experiments: 3); the discussion ends early when every "
+        "agent gives the same answer; 0: the weighted vote of the initial answers.",
         lambda name, v: integer(name, v, 0, MAX_ROUNDS),
+    )
+    shown: str = option(
+        "top_two",
+        "which answers a discussion prompt shows: `top_two` (the authors' code): the two answers "
+        "most agents gave in the previous round, a tie for second going to the answer given "
+        "first in agent order, every other answer's replies left out; `all` (the paper's "
+        "text): every answer given. Replies without a readable answer are always shown.",
+        lambda name, v: one_of(name, v, SHOWN),
+    )
+    own_reply: str = option(
+        "among_others",
+        "where a discussion prompt puts the agent's own previous reply: `among_others` (the "
+        "authors' code): one view of the previous round shared by every agent, "
+        "its own reply unmarked in its answer's group; `apart`: shown first and marked as its "
+        "own, the other agents' replies grouped after it.",
+        lambda name, v: one_of(name, v, OWN_REPLY),
     )
 
 
@@ -75,6 +98,7 @@ class ReconcileOptions(Answering):
 
 OWN_HEADING = "--- your previous reply ---"
 PEERS_HEADING = "The other agents' replies, grouped by answer:"
+ROUND_HEADING = "The agents' replies in the previous round, grouped by answer:"
 
 
 def _reply_format(fmt: AnswerFormat) -> str:
@@ -97,38 +121,65 @@ def _confidence_text(stated: float | None) -> str:
     return f"confidence {stated:g}" if stated is not None else "no confidence stated"
 
 
+Shown = tuple[ConfidentAnswer, str]  # a previous reply: its answer and confidence, its text
+
+
+def shown_groups(
+    fmt: AnswerFormat, replies: Sequence[Shown], shown: str = "top_two"
+) -> list[list[Shown]]:
+    """The previous round's replies grouped by answer, most supported first, a tie in agent order
+    (the order of `Counter.most_common` in the authors' code); `top_two` keeps the two largest
+    groups. Replies without a readable answer form one group, always shown and always last."""
+    groups: dict[str | None, list[Shown]] = {}
+    for reply in replies:
+        answer = reply[0].answer
+        groups.setdefault(fmt.key(answer) if answer is not None else None, []).append(reply)
+    answered = sorted((g for k, g in groups.items() if k is not None), key=lambda g: -len(g))
+    if shown == "top_two":
+        answered = answered[:2]
+    return answered + ([groups[None]] if None in groups else [])
+
+
+def _group_text(fmt: AnswerFormat, group: Sequence[Shown]) -> str:
+    first = group[0][0].answer
+    said = f"answer {fmt.describe(first)}" if first is not None else "no readable answer"
+    agents = "1 agent" if len(group) == 1 else f"{len(group)} agents"
+    replies = "\n\n".join(
+        f"--- an agent ({_confidence_text(peer.stated)}) ---\n{text.strip()}"
+        for peer, text in group
+    )
+    return f"=== {agents}: {said} ===\n\n{replies}"
+
+
 def discussion_prompt(
     question: Question,
     fmt: AnswerFormat,
-    own: ConfidentAnswer,
-    own_text: str,
-    peers: Sequence[tuple[ConfidentAnswer, str]],
+    groups: Sequence[Sequence[Shown]],
+    own: Shown | None = None,
 ) -> Content:
-    """The question, then the agent's own previous reply, then the other agents' replies grouped
-    by answer (most supported first, then in agent order), each with its stated confidence."""
-    groups: dict[str | None, list[tuple[ConfidentAnswer, str]]] = {}
-    for peer, text in peers:
-        same = fmt.key(peer.answer) if peer.answer is not None else None
-        groups.setdefault(same, []).append((peer, text))
-    ordered = sorted(groups.values(), key=lambda g: (g[0][0].answer is None, -len(g)))
-    blocks = []
-    for group in ordered:
-        first = group[0][0].answer
-        said = f"answer {fmt.describe(first)}" if first is not None else "no readable answer"
-        agents = "1 agent" if len(group) == 1 else f"{len(group)} agents"
-        replies = "\n\n".join(
-            f"--- an agent ({_confidence_text(peer.stated)}) ---\n{text.strip()}"
-            for peer, text in group
+    """The question, then the previous round's replies grouped by answer (`shown_groups`), each
+    with its stated confidence. With `own` (option `own_reply=apart`) the agent's own previous
+    reply comes first, marked as its own, and `groups` hold the other agents' replies; without,
+    every agent reads the same text, its own reply unmarked in its group."""
+    blocks = "\n\n".join(_group_text(fmt, g) for g in groups if g)
+    if own is None:
+        shown = f"{ROUND_HEADING}\n\n{blocks}"
+    else:
+        mine, text = own
+        said = (
+            f"answer {fmt.describe(mine.answer)}"
+            if mine.answer is not None
+            else "no readable answer"
         )
-        blocks.append(f"=== {agents}: {said} ===\n\n{replies}")
-    mine = f"answer {fmt.describe(own.answer)}" if own.answer is not None else "no readable answer"
+        shown = (
+            f"In the previous round you gave {said} ({_confidence_text(mine.stated)}):\n\n"
+            f"{OWN_HEADING}\n{text.strip()}\n\n{PEERS_HEADING}\n\n{blocks}"
+        )
     return compose(
         question,
-        "\n\nThis is a round-table discussion of the question. In the previous round you gave "
-        f"{mine} ({_confidence_text(own.stated)}):\n\n{OWN_HEADING}\n{own_text.strip()}\n\n"
-        f"{PEERS_HEADING}\n\n" + "\n\n".join(blocks) + "\n\nReview their explanations as "
-        "additional information: say which points you agree or disagree with and why, then give "
-        f"your own answer. {_reply_format(fmt)}",
+        f"\n\nThis is a round-table discussion of the question. {shown}\n\nReview their "
+        "explanations as additional information: say which points you agree or disagree with "
+        f"and why, then give your own answer. {_reply_format(fmt)}",
     )
 
 
@@ -151,16 +202,19 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
             asks = AnswerRequest(p.fmt, confidence=True)
         else:
             j = names.index(name)
-            own = turns[-1][j]
-            peers = [
-                (turns[-1][i], without_confidence(replies[-1][i].text))
-                for i in range(len(names))
-                if i != j
+            previous = [
+                (turns[-1][i], without_confidence(replies[-1][i].text)) for i in range(len(names))
             ]
-            prompt = discussion_prompt(
-                p.question, p.fmt, own, without_confidence(replies[-1][j].text), peers
+            if opts.own_reply == "apart":
+                top = shown_groups(p.fmt, previous, opts.shown)
+                groups = [[r for r in g if r[0].agent != name] for g in top]
+                prompt = discussion_prompt(p.question, p.fmt, groups, previous[j])
+            else:
+                groups = shown_groups(p.fmt, previous, opts.shown)
+                prompt = discussion_prompt(p.question, p.fmt, groups)
+            shown = tuple(  # the other agents' answers the prompt shows
+                a.answer for g in groups for a, _ in g if a.answer is not None and a.agent != name
             )
-            shown = tuple(a.answer for a, _ in peers if a.answer is not None)
             asks = AnswerRequest(p.fmt, shown=shown, confidence=True)
         purpose = "initial" if t == 1 else "discussion"
         return await session.answer(name, name, [Msg("user", prompt)], purpose, t, asks=asks)

@@ -67,11 +67,19 @@ async def speak(
     return reply
 
 
-def final_vote(session: Session, by_round: Sequence[Sequence[AgentAnswer]]) -> Tally:
-    """Plurality of the last round; a tie goes to the earlier rounds, then to agent order."""
+# how a tie of the last round's plurality is broken: by the rounds before it (the latest first),
+# then agent order; or by agent order alone (the first agent's answer among the tied ones)
+TIES = ("earlier_rounds", "first_agent")
+
+
+def final_vote(
+    session: Session, by_round: Sequence[Sequence[AgentAnswer]], ties: str = "earlier_rounds"
+) -> Tally:
+    """Plurality of the last round; a tie goes by `ties` (TIES)."""
+    earlier = by_round[:-1] if ties == "earlier_rounds" else ()
     tally = majority_vote(
         [a.answer for a in by_round[-1]],
-        earlier=[[a.answer for a in r] for r in by_round[:-1]],
+        earlier=[[a.answer for a in r] for r in earlier],
         key=session.problem.fmt.key,
     )
     session.runtime.info("vote", viewer_text.vote_table(tally, session.problem.fmt.describe))

@@ -4,12 +4,14 @@ each prefers the better answer with probability `accuracy`."""
 from __future__ import annotations
 
 from ...engine.answers import FreeText
-from ...engine.requests import DefenceRequest, ScoreRequest, VerdictRequest
+from ...engine.requests import DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest
 from ..simulated import OTHER, Sample, Turn, digest, responds
 
 
-@responds(DefenceRequest, ScoreRequest, VerdictRequest)
-def court(turn: Turn, asks: DefenceRequest | ScoreRequest | VerdictRequest) -> str:
+@responds(DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest)
+def court(
+    turn: Turn, asks: DefenceRequest | FeedbackRequest | ScoreRequest | VerdictRequest
+) -> str:
     """Prefer the better answer with probability `accuracy`: the gold side of a judged pair, or
     the answer that states the target; a judge gives steady totals with a margin per pair."""
     agent, rng = turn.agent, turn.rng
@@ -19,6 +21,10 @@ def court(turn: Turn, asks: DefenceRequest | ScoreRequest | VerdictRequest) -> s
         return (
             f"Simulated defence of Answer {asks.side}: it addresses the question "
             "directly, its claims are accurate and its reasoning is easy to follow."
+        )
+    if isinstance(asks, FeedbackRequest):
+        return (
+            "Simulated feedback: Advocates for A, be more specific; for B, answer the other side."
         )
     better = better_of(asks.a, asks.b, turn.sample)
     if better is None:

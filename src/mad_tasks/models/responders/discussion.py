@@ -8,7 +8,7 @@ import json
 
 from ...engine.protocols.voting import ballot_kind
 from ...engine.requests import BallotRequest, PersonaRequest, PersonasRequest, ReasoningRequest
-from ..simulated import Turn, index, responds, wrong
+from ..simulated import Turn, responds, wrong
 
 PERSONAS = (
     ("Historian", "knows how past events and dates fit together"),
@@ -52,15 +52,16 @@ def reasoning(turn: Turn, asks: ReasoningRequest) -> str:
 
 @responds(BallotRequest)
 def ballot(turn: Turn, asks: BallotRequest) -> str:
-    """Vote for the candidates that hold the answer this agent believes, its own first."""
-    agent, rng = turn.agent, turn.rng
+    """Vote for the candidates that hold the answer this agent believes, the first of them first
+    (the same answer under several numbers: every believer ranks them alike, so identical
+    candidates do not split a vote that MALLM counts by number)."""
+    rng = turn.rng
     fmt, n = asks.fmt, len(asks.candidates)
     gold = turn.gold(fmt)
     if gold is None or not n or turn.unreadable():
         return "All of these have merit; I cannot choose."
     belief = gold if rng.random() < turn.accuracy else wrong(gold, fmt, rng)
-    own = index(agent)  # an agent's own candidate, when every agent offers one
     held = [i for i, a in enumerate(asks.candidates) if fmt.key(a) == fmt.key(belief)]
-    liked = sorted(held, key=lambda i: i != own) or [rng.randrange(n)]
+    liked = held or [rng.randrange(n)]
     others = [i for i in range(n) if i not in liked]
     return ballot_kind(asks.rules.protocol).write(liked, others, asks.rules)

@@ -38,7 +38,7 @@ from ...protocols.d3 import (
     swap_verdict,
 )
 from ...records import AgentAnswer, DebateResult, Stopped, reply_tokens
-from ...requests import DefenceRequest, ScoreRequest, VerdictRequest
+from ...requests import DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest
 from ...session import Problem, Session
 from ...spec import MethodSpec
 from .options import SINGLE_JUDGE_FIXED, SINGLE_JUDGE_GROUPS, CourtOptions, Jury, Swap
@@ -111,6 +111,18 @@ def after_pair(pair: Pair, *texts: str) -> Content:
 
 # a judge: MORE, SAMRE or the single-judge baseline, run on one pair
 
+# what an advocate is told to be (`-S advocate_stance`): `persuade`, the paper's advocates, whose
+# aim is "not to be impartial but to be persuasive" (section 2.1) and whom the authors' code tells
+# to hold nothing back; `truthful`, ours, which asks for truth before persuasion
+STANCE = {
+    "persuade": (
+        "Argue to win: this is advocacy, not an impartial review. Press your case as hard as you "
+        "can, with every rhetorical and persuasive means that will sway the judge and the jury, "
+        "while staying courteous to your opponent."
+    ),
+    "truthful": "Be persuasive but truthful and respectful: do not invent facts.",
+}
+
 
 def advocate_prompt(
     pair: Pair,
@@ -120,6 +132,8 @@ def advocate_prompt(
     own: str | None = None,
     opponent: str | None = None,
     evaluation: str | None = None,
+    stance: str = "persuade",
+    opponent_title: str = "The opposing advocate's previous defence",
 ) -> Content:
     other = flip(side)
     intro = (
@@ -135,7 +149,7 @@ def advocate_prompt(
     if own:
         parts.append(block("Your previous defence", own))
     if opponent:
-        parts.append(block("The opposing advocate's previous defence", opponent))
+        parts.append(block(opponent_title, opponent))
     if evaluation:
         parts.append(block("The judge's evaluation of the previous round", evaluation))
     targets = f"the weaknesses of Answer {other}" + (" and of its defence" if opponent else "")
@@ -143,7 +157,7 @@ def advocate_prompt(
         f"Argue that Answer {side} is the better answer, on relevance, accuracy, depth, clarity "
         f"and reasoning, and point out {targets}"
         + (", taking the judge's feedback into account" if evaluation else "")
-        + ". Be persuasive but truthful and respectful: do not invent facts. "
+        + f". {STANCE[stance]} "
         f"Write your defence of Answer {side} in at most {words} words."
     )
     return after_pair(pair, *parts)
@@ -205,6 +219,21 @@ def judge_prompt(
     )
 
 
+def feedback_prompt(pair: Pair, defence_a: str, defence_b: str, bias_note: bool = False) -> Content:
+    """MORE's feedback-only judge call (`judge_calls=split`): the scores come from another call."""
+    return after_pair(
+        pair,
+        "You are the judge of a debate in which two teams of advocates argue about which of two "
+        "answers better responds to a question. Judge impartially."
+        + (BIAS_NOTE if bias_note else ""),
+        block("Defence of Answer A", defence_a),
+        block("Defence of Answer B", defence_b),
+        "Give each team specific, constructive feedback: where its case is weak and what would "
+        "set its answer apart from the other, so that the two cases separate more clearly. "
+        f"Write the feedback only, without scores, in at most {FEEDBACK_WORDS} words.",
+    )
+
+
 def single_judge_prompt(pair: Pair, bias_note: bool = False) -> Content:
     return after_pair(
         pair,
@@ -215,15 +244,25 @@ def single_judge_prompt(pair: Pair, bias_note: bool = False) -> Content:
     )
 
 
-def juror_prompt(persona: str, transcript: Content, bias_note: bool = False) -> Content:
+# the authors' code asks its jurors to weigh the judge's evaluation without being overly
+# influenced by it; the paper prints no juror prompt. DEBIASING is ours (`-S juror_debiasing`).
+WEIGH_JUDGE = " Take the judge's evaluation into account, without letting it decide for you."
+DEBIASING = (
+    " Judge the answers themselves, not the eloquence of their advocates; treat the judge's "
+    "scores as one opinion, not as the verdict."
+)
+
+
+def juror_prompt(
+    persona: str, transcript: Content, bias_note: bool = False, debiasing: bool = False
+) -> Content:
     """The transcript first, which every juror of the hearing reads alike, then the persona."""
     return compose(
         transcript,
         f"\n\nYou are a juror: {persona}. Above is the record of a debate about which of two "
         "answers better responds to a question: the question, both answers, the advocates' "
-        "defences and the judge's evaluations. Decide which answer is better. Judge the answers "
-        "themselves, not the eloquence of their advocates; treat the judge's scores as one "
-        "opinion, not as the verdict."
+        "defences and the judge's evaluations. Decide which answer is better."
+        + (DEBIASING if debiasing else WEIGH_JUDGE)
         + (BIAS_NOTE if bias_note else "")
         + "\n\nExplain your reasoning in a few sentences, from your own perspective, then vote. "
         f"{VERDICT.instruction()}",
@@ -307,6 +346,19 @@ class Court:
         self.answers.append(AgentAnswer(name, round, text, asked.value, len(replies)))
         return evaluation
 
+    async def comment(self, round: int, prompt: Content) -> str:
+        """The judge's feedback-only call (MORE's `judge_calls=split`), its text anonymised."""
+        name = self.prefix + "judge_feedback"
+        reply = await self.session.call(
+            name,
+            "judge",
+            [Msg("user", prompt)],
+            "feedback",
+            round,
+            asks=FeedbackRequest(self.pair.a, self.pair.b),
+        )
+        return self.hide(reply.text)
+
     def transcript(self, shown: Sequence[Defence]) -> Content:
         """What the jury reads: the pair, then per round the defences shown and the evaluations."""
         parts: list[str] = []
@@ -350,7 +402,12 @@ class Court:
                                 [
                                     Msg(
                                         "user",
-                                        juror_prompt(jury.persona(i), transcript, self.bias_note),
+                                        juror_prompt(
+                                            jury.persona(i),
+                                            transcript,
+                                            self.bias_note,
+                                            jury.debiasing,
+                                        ),
                                     )
                                 ],
                                 "vote",
@@ -369,10 +426,13 @@ class Court:
                 for i, b in enumerate(ballots)
             ]
             verdict = jury_verdict([v.vote for v in votes], gap) if votes else judged
+            if votes and verdict.tiebreak_used and jury.tie == "second":
+                verdict = replace(verdict, winner=SIDES[1])  # the authors' code: ties go to B
             if votes:
                 roles = {v.juror: f"juror_{i + 1}" for i, v in enumerate(votes)}
                 models = viewer_text.agent_models(roles, self.rt.model_name)
-                self.rt.info("jury", jury_report(votes, verdict, jury.tiebreak, models))
+                rule = "second" if jury.tie == "second" else jury.tiebreak
+                self.rt.info("jury", jury_report(votes, verdict, rule, models))
         return Hearing(
             order=self.order,
             rounds=rounds,
@@ -561,6 +621,8 @@ def _decided_by(v: Verdict, jury: bool) -> str:
     if not jury:
         return f"{gap}, as there is no jury"
     votes = f"A {v.votes.get('A', 0)}, B {v.votes.get('B', 0)}"
+    if v.tiebreak_used and v.winner == SIDES[1] and side_of(v.judge_gap) != SIDES[1]:
+        return f"the code's tie rule: the jury tied ({votes}), so B; {gap}"  # jury_tie=second
     if v.tiebreak_used:
         return f"{gap}, as the jury tied ({votes})"
     if side_of(v.judge_gap) in (None, v.winner):
@@ -590,6 +652,8 @@ def jury_report(
     rows = [(v.juror, v.persona, v.vote or "(abstained)", v.attempts) for v in votes]
     if verdict.winner is None:
         how = "no readable vote and no judge score"
+    elif verdict.tiebreak_used and tiebreak == "second":
+        how = "tied vote, which goes to the answer shown second"
     elif verdict.tiebreak_used:
         how = f"tied vote, settled by the judge's {tiebreak} gap {_gap(verdict.judge_gap)}"
     else:
@@ -601,8 +665,13 @@ def jury_report(
     return (
         f"**Jury** → **{_verdict(verdict.winner)}** ({how}): A {verdict.votes.get('A', 0)}, "
         f"B {verdict.votes.get('B', 0)}, abstentions {verdict.abstentions}\n\n"
-        f"Rule: the jurors' majority decides; a tied vote goes to the judge's {tiebreak} gap "
-        f"({gap}). Here decided by {_decided_by(verdict, jury=True)}.\n\n"
+        "Rule: the jurors' majority decides; a tied vote goes to "
+        + (
+            "answer B, the answer shown second (the authors' code)"
+            if tiebreak == "second"
+            else f"the judge's {tiebreak} gap ({gap})"
+        )
+        + f". Here decided by {_decided_by(verdict, jury=True)}.\n\n"
         f"{viewer_text.agent_table(['juror', 'persona', 'vote', 'attempts'], rows, {3}, models)}"
         "\n\n"
         "attempts: the replies it took, 1 + the follow-ups asking for a readable vote"

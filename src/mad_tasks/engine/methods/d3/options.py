@@ -13,71 +13,18 @@ from ...checks import OptionError, boolean, integer, number, one_of, optional
 from ...options import MAX_ADVOCATES, MAX_JURORS, MAX_RETRIES, MAX_ROUNDS, Generation, option
 from ...protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
 from ...spec import members
+from .personas import CURATED, POOL, SOURCE, named
 
-# The paper's jurors (App. D.3), cycled when the jury is larger.
-PERSONAS = (
-    "a retired professor of ethics",
-    "a young environmental activist",
-    "a middle-aged business owner",
-    "a social worker specialising in community development",
-    "a technology entrepreneur with a background in AI",
-)
+# The jury the authors' code seats and the paper prints (App. D.3): their five curated personas,
+# cycled when the jury is larger; Table 4's subsets draw from their pool of 50 (personas.py).
+PERSONAS = tuple(named(name).description for name in CURATED)
 GENERIC_JUROR = "an impartial member of the public"
-# Table 4's pool of 50 personas (App. G.1: "spanning law, medicine, education, technology, ethics,
-# business, social work, risk analysis, and compliance"); the paper does not print them: ours
-POOL = (
-    "a criminal defence lawyer",
-    "a judge of a civil appeals court",
-    "a contract lawyer for small firms",
-    "a human rights advocate",
-    "a paralegal who drafts court filings",
-    "an emergency room physician",
-    "a public health researcher",
-    "a pharmacist in a rural town",
-    "a psychiatric nurse",
-    "a medical ethicist at a teaching hospital",
-    "a primary school teacher",
-    "a university lecturer in mathematics",
-    "a special education coordinator",
-    "an adult literacy tutor",
-    "a school principal in a large city",
-    "a software engineer who reviews code for a living",
-    "a cybersecurity analyst",
-    "a data scientist at a startup",
-    "a technical writer of user manuals",
-    "an open-source maintainer",
-    "a moral philosopher",
-    "a hospital chaplain",
-    "a member of a research ethics board",
-    "a journalist who covers technology ethics",
-    "a volunteer mediator in community disputes",
-    "a retail store manager",
-    "a venture capital analyst",
-    "a small-business accountant",
-    "a marketing director",
-    "a supply chain planner",
-    "a child protection social worker",
-    "a housing advocate for low-income families",
-    "a case manager for refugees",
-    "a youth outreach worker",
-    "a counsellor at a crisis helpline",
-    "an insurance actuary",
-    "a financial risk officer at a bank",
-    "a disaster preparedness planner",
-    "an engineer who audits industrial safety",
-    "an epidemiologist who models outbreaks",
-    "a regulatory compliance officer at a pharmaceutical firm",
-    "a data protection officer",
-    "an internal auditor",
-    "an anti-money-laundering investigator",
-    "a quality assurance lead in manufacturing",
-    "a retired factory worker",
-    "a farmer who runs a family farm",
-    "a librarian",
-    "a professional translator",
-    "a high school science student",
-)
+PERSONA_POOLS = ("curated", "authors_pool", "generic")  # what the record's `persona_pool` says
+STANCES = ("persuade", "truthful")  # what D3's advocates are told to be
 AGGREGATIONS = ("synthesis", "max_score")  # MORE's: merge each side's defences, or best pairing
+JURY_TIES = ("second", "judge")  # a tied jury: the answer shown second (code), or the judge (paper)
+ADVOCATE_ORDERS = ("sequential", "parallel")  # MORE: B's team reads A's merged defence, or not
+JUDGE_CALLS = ("split", "joint")  # MORE's judge: a feedback call and a scoring call, or one call
 
 # stopping preset -> (window, min_rounds, eps) unless set explicitly
 STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
@@ -86,13 +33,16 @@ PRESET = "the preset's value"
 
 @dataclass(frozen=True)
 class Jury:
-    """`size` 0 means no jury: the judge's score decides. `subset`: draw the personas from
-    `POOL` with this seed (Table 4's random subsets) instead of the paper's five."""
+    """`size` 0 means no jury: the judge's score decides. `subset`: draw the personas from the
+    authors' `POOL` with this seed (Table 4's random subsets) instead of their curated five.
+    `debiasing` (ours): the jurors' prompt adds `court.DEBIASING`."""
 
     size: int = 5
     personas: bool = True
     tiebreak: str = "cumulative"  # or "final": the judge's last scored round
     subset: int | None = None
+    debiasing: bool = False
+    tie: str = "second"  # one of JURY_TIES
 
     def persona(self, i: int) -> str:
         if not self.personas:
@@ -100,7 +50,32 @@ class Jury:
         if self.subset is None:
             return PERSONAS[i % len(PERSONAS)]
         drawn = random.Random(self.subset).sample(POOL, min(self.size, len(POOL)))
-        return drawn[i % len(drawn)]
+        return drawn[i % len(drawn)].description
+
+    @property
+    def pool(self) -> str:
+        """Where the personas come from (one of PERSONA_POOLS), as the record says."""
+        if not self.personas:
+            return "generic"
+        return "curated" if self.subset is None else "authors_pool"
+
+    @property
+    def source(self) -> str | None:
+        """The data the personas are taken from (None for the generic juror)."""
+        return SOURCE if self.personas else None
+
+    def record(self) -> dict[str, Any]:
+        """The jury as a judge's record keeps it among its options."""
+        return {
+            "jurors": self.size,
+            "personas": self.personas,
+            "persona_subset": self.subset,
+            "persona_pool": self.pool,
+            "persona_source": self.source,
+            "juror_debiasing": self.debiasing,
+            "jury_tie": self.tie,
+            "tiebreak": self.tiebreak,
+        }
 
 
 @dataclass(frozen=True)
@@ -114,6 +89,15 @@ def _jurors(name: str, value: Any) -> int:
         return value
     raise OptionError(
         name, value, f"0 (the judge's score decides alone) or an odd integer from 1 to {MAX_JURORS}"
+    )
+
+
+def _advocate_stance() -> Any:
+    return option(
+        "persuade",
+        "what the advocates are told: persuade (argue to win, not to be impartial: the paper's and "
+        "the authors' code's) or truthful (persuasive but truthful, no invented facts: ours).",
+        lambda name, v: one_of(name, v, STANCES),
     )
 
 
@@ -131,20 +115,38 @@ class CourtOptions(Generation):
     )
     personas: bool = option(
         True,
-        "give jurors the paper's five personas (else one generic juror).",
+        "give jurors personas: the authors' five curated ones, cycled (their code's jury, the "
+        "paper's App. D.3), else one generic juror.",
         boolean,
         group="jury",
     )
     persona_subset: int | None = option(
         None,
-        "draw the jurors' personas from a pool of 50 with this seed (Table 4's random 5-persona "
-        "subsets); unset: the paper's five.",
+        "draw the jurors' personas from the authors' pool of 50 with this seed (Table 4's random "
+        "5-persona subsets); unset: their curated five.",
         lambda name, v: optional(integer, name, v, None),
+        group="jury",
+    )
+    juror_debiasing: bool = option(
+        False,
+        "ours, not the paper's: tell the jurors to judge the answers, not their advocates' "
+        "eloquence, and to take the judge's scores as one opinion, not the verdict (default: "
+        "the authors' instruction only, to weigh the judge's evaluation without being ruled by "
+        "it).",
+        boolean,
+        group="jury",
+    )
+    jury_tie: str = option(
+        "second",
+        "who settles a tied jury (no readable vote included): second (the answer shown second, "
+        "as the authors' code does) or judge (the judge's score, as the paper says).",
+        lambda name, v: one_of(name, v, JURY_TIES),
         group="jury",
     )
     tiebreak: str = option(
         "cumulative",
-        "the judge score that settles a tied jury: cumulative or final.",
+        "with jury_tie=judge (and without a jury), the judge score that decides: cumulative or "
+        "final.",
         lambda name, v: one_of(name, v, TIEBREAKS),
         group="jury",
     )
@@ -177,7 +179,14 @@ class CourtOptions(Generation):
 
     @property
     def jury(self) -> Jury:
-        return Jury(self.jurors, self.personas, self.tiebreak, self.persona_subset)
+        return Jury(
+            self.jurors,
+            self.personas,
+            self.tiebreak,
+            self.persona_subset,
+            self.juror_debiasing,
+            self.jury_tie,
+        )
 
     @property
     def positions(self) -> Swap:
@@ -202,6 +211,21 @@ class MoreOptions(CourtOptions):
         "each pairing of defences; each side keeps its best total).",
         lambda name, v: one_of(name, v, AGGREGATIONS),
     )
+    advocate_order: str = option(
+        "sequential",
+        "sequential (the authors' code: answer A's team argues and merges first, then answer "
+        "B's advocates read A's merged defence) or parallel (the paper's Algorithm 1: all "
+        "advocates at once, none reading the other side).",
+        lambda name, v: one_of(name, v, ADVOCATE_ORDERS),
+    )
+    judge_calls: str = option(
+        "split",
+        "split (the authors' code and App. F.2: a feedback call, then a separate scoring call; "
+        "the jury reads the feedback and the scores) or joint (one call scores and gives the "
+        "feedback; the jury reads it).",
+        lambda name, v: one_of(name, v, JUDGE_CALLS),
+    )
+    advocate_stance: str = _advocate_stance()
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -251,6 +275,7 @@ class SamreOptions(CourtOptions):
         "condense each defence before the opponent, judge and jury read it (code).",
         boolean,
     )
+    advocate_stance: str = _advocate_stance()
 
     @property
     def rule(self) -> StopRule:

@@ -4,14 +4,19 @@ Large Language Model based Evaluations"): seed 002's PRD baseline, a pairwise ju
 1. Two reviewers each review the pair on their own and at once: an explanation, then a preference,
    Answer A, Answer B or the two equally good (a tie).
 2. They discuss, one turn each in turn, reviewer 1 first: each turn reads the question, both
-   answers, both reviews and every earlier turn, says whether its preference changes and why, and
-   states it again. `turns` (the authors' code: max_turn 4) turns in all; the code stops no
-   earlier, and neither does this.
-3. The verdict (`final`): the last preference stated (`last_turn`, the default: the reviewer who
-   had the last word, having read everything; with no turn, the side more reviews prefer, a
-   split being a tie), or, with `agreement`, the reviewers' latest preferences when they agree
-   and no verdict when they do not. The authors' code records every turn's preference and
-   states no rule.
+   answers, both reviews and every earlier turn of its discussion, says whether its preference
+   changes and why, and states it again. `turns` (the authors' code: max_turn 4) turns in all;
+   the code stops no earlier, and neither does this. With `openers=both` (the default, as the
+   authors' code, which runs its discussion script in both speaking orders) a second discussion,
+   from the same two reviews and at the same time as the first, has reviewer 2 open: its review
+   is shown first and it speaks on the odd turns; it reads none of the first discussion.
+   `openers=reviewer_1` holds the first discussion only.
+3. The verdict (`final`) of a discussion: the last preference stated (`last_turn`, the default:
+   the reviewer who had the last word, having read everything; with no turn, the side more
+   reviews prefer, a split being a tie), or, with `agreement`, the reviewers' latest preferences
+   when they agree and no verdict when they do not. The authors' code records every turn's
+   preference and states no rule; with two discussions, ours: verdicts that agree stand, verdicts
+   that differ give a tie, and a discussion with no verdict leaves it to the other.
 A limit of the run ends the discussion: the statements made so far decide (none made: no
 verdict), and the record says where it stopped.
 With `swap`, a second hearing judges the answers reversed, as every D3 judge does; orders that
@@ -20,9 +25,11 @@ different models: bind them with --model-role); an unreadable preference is aske
 and then counts as none, never as a tie.
 
 Ours, recorded: the discussion is one prompt per turn holding the transcript so far, where the
-code appends turns to each reviewer's chat history; reviewer 1 always opens, where the code also
-runs a second discussion with reviewer 2 opening (bind the roles the other way round for it); the
-prompts are our own words.
+code appends turns to each reviewer's chat history (what each turn reads is the same; checked call
+by call against the authors' code, docs/fidelity.md); in the second discussion the reviewers keep
+their own numbers, where the code calls the opener reviewer 1; the prompts are our own words.
+Rounds in the record: the reviews are round 1, turn t of the first discussion round t + 1 and of
+the second round `turns` + t + 1.
 """
 
 from __future__ import annotations
@@ -48,7 +55,11 @@ from .records import REVIEW, Hearing, JurorVote
 # the letters a reviewer answers with: A, B, or C for two answers of equal quality
 PREFERENCE = Choice(("Answer A", "Answer B", "The two answers are equally good"))
 SIDE = {"A": "A", "B": "B", "C": TIE}
+CHOOSE = ": A or B, or C if the two answers are equally good."
 REVIEWERS = ("reviewer_1", "reviewer_2")
+# who opens a discussion: both (a discussion opened by each reviewer, as the authors' code) or
+# reviewer_1 (one discussion)
+OPENERS = ("both", "reviewer_1")
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,13 @@ class DiscussionOptions(Generation):
         "preferences when they agree, else no verdict).",
         lambda name, v: one_of(name, v, FINALS),
     )
+    openers: str = option(
+        "both",
+        "who opens the discussion: both (the authors' code: a second discussion from the same "
+        "reviews, reviewer 2 opening; differing verdicts give a tie) or reviewer_1 (one "
+        "discussion).",
+        lambda name, v: one_of(name, v, OPENERS),
+    )
     swap: bool = option(
         False,
         "also judge the answers reversed; orders that disagree give a tie.",
@@ -80,18 +98,26 @@ class DiscussionOptions(Generation):
 def review_prompt(pair: Pair, reviewer: int) -> Content:
     return after_pair(
         pair,
-        f"You are reviewer {reviewer} of two answers to the question above. Compare them and "
-        "explain your evaluation in full. The order in which the answers are shown must not "
-        "sway you. Then state which answer you prefer. " + PREFERENCE.instruction(),
+        f"You are reviewer {reviewer} of two answers to the question above. Compare them on how "
+        "helpful, relevant and accurate they are and on their level of detail, and explain your "
+        "evaluation in full. The order in which the answers are shown must not sway you. Then "
+        f"state which answer you prefer{CHOOSE} " + PREFERENCE.instruction(),
     )
 
 
-def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequence[str]) -> Content:
+def turn_prompt(
+    pair: Pair,
+    reviewer: int,
+    reviews: Sequence[tuple[int, str]],
+    said: Sequence[tuple[int, str]],
+) -> Content:
+    """Reviewer `reviewer`'s turn: the reviews as (reviewer, text), the opener's first, and the
+    discussion's earlier turns as (speaker, text), in order."""
     other = 2 if reviewer == 1 else 1
-    shown = [block(f"Review of reviewer {i}", text) for i, text in enumerate(reviews, 1)]
+    shown = [block(f"Review of reviewer {r}", text) for r, text in reviews]
     if said:
         turns = "\n\n".join(
-            f"Reviewer {1 + i % 2}, turn {i + 1}:\n{text.strip()}" for i, text in enumerate(said)
+            f"Reviewer {r}, turn {i}:\n{text.strip()}" for i, (r, text) in enumerate(said, 1)
         )
         shown.append(block("Discussion so far", turns))
     return after_pair(
@@ -99,7 +125,7 @@ def turn_prompt(pair: Pair, reviewer: int, reviews: Sequence[str], said: Sequenc
         *shown,
         f"You are reviewer {reviewer}, discussing your reviews with reviewer {other}. Read the "
         "reviews and the discussion above, decide whether to change your preference, and explain "
-        "why. Then state which answer you prefer now. " + PREFERENCE.instruction(),
+        f"why. Then state which answer you prefer now{CHOOSE} " + PREFERENCE.instruction(),
     )
 
 
@@ -131,27 +157,45 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
             if not made:
                 raise cut  # no statement at all: no verdict to give
             court.stop(cut, "the reviews", "the finished review")
-        reviews = [v.rationale for _, _, v in made]
-        turn = 0
-        while cut is None and turn < opts.turns:
-            turn += 1
-            reviewer = 1 + (turn - 1) % 2
-            prompt = turn_prompt(court.pair, reviewer, reviews, [v.rationale for *_, v in made[2:]])
-            try:
-                async with rt.span(f"turn {turn}"):
-                    made.append((reviewer, turn + 1, await state(reviewer, turn + 1, prompt,
-                                                                 f"turn {turn}")))  # fmt: skip
-            except LimitReached as limit:  # the statements made so far decide
-                court.stop(limit, f"turn {turn}", "the preferences stated before it")
-                break
+        reviews = [(r, v.rationale) for r, _, v in made]
+        opening = list(made)  # the reviews, which both discussions read
+
+        async def discuss(opener: int) -> list[tuple[int, int, JurorVote]]:
+            """One discussion opened by `opener`, from the reviews; its statements in order."""
+            second = opener == 2
+            said: list[tuple[int, int, JurorVote]] = []
+            shown = sorted(reviews, key=lambda rv: rv[0] != opener)  # the opener's review first
+            turn = 0
+            while cut is None and turn < opts.turns:
+                turn += 1
+                reviewer = opener if turn % 2 else 3 - opener
+                round = turn + 1 + (opts.turns if second else 0)
+                what = f"turn {turn}" + (", reviewer 2 opening" if second else "")
+                prompt = turn_prompt(
+                    court.pair, reviewer, shown, [(r, v.rationale) for r, _, v in said]
+                )
+                try:
+                    async with rt.span(what):
+                        said.append((reviewer, round, await state(reviewer, round, prompt, what)))
+                except LimitReached as limit:  # the statements made so far decide
+                    court.stop(limit, what, "the preferences stated before it")
+                    break
+            return said
+
+        openers = (1, 2) if opts.openers == "both" and opts.turns else (1,)
+        discussions = await rt.gather(*(discuss(o) for o in openers))
+        made += [s for d in discussions for s in d]
         statements = [v for *_, v in made]
         court.answers += [
             AgentAnswer(v.juror, n, v.rationale, v.vote, v.attempts) for _, n, v in made
         ]
+        heard = [[(r, v.vote) for r, _, v in [*opening, *d]] for d in discussions]
+        verdicts = [discussion_verdict(opts.final, s, discussed=len(s) > 2) for s in heard]
+        winner = _combined(verdicts)
+        latest = [{r: side for r, side in s if side is not None} for s in heard]
+        sides = [side for each in latest for side in each.values()]
+        votes = {side: sides.count(side) for side in ("A", "B")}
         stated = [(r, v.vote) for r, _, v in made]
-        winner = discussion_verdict(opts.final, stated, discussed=len(made) > 2)
-        latest = {r: side for r, side in stated if side is not None}
-        votes = {side: list(latest.values()).count(side) for side in ("A", "B")}
         verdict = Verdict(winner, votes, sum(side is None for _, side in stated), False, None)
         roles = {s.juror: s.juror.removeprefix(court.prefix) for s in statements}
         models = viewer_text.agent_models(roles, rt.model_name)
@@ -169,8 +213,17 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
             calls=len(court.session.calls),
         )
 
-    options = {"turns": opts.turns, "final": opts.final}
+    options = {"turns": opts.turns, "final": opts.final, "openers": opts.openers}
     return await decide(session, pair, "peer_discussion", hold, Swap(opts.swap), options)
+
+
+def _combined(verdicts: Sequence[str | None]) -> str | None:
+    """The verdict of one or two discussions: the one given, agreeing ones, or a tie when they
+    differ (a discussion without a verdict leaves it to the other)."""
+    given = [v for v in verdicts if v is not None]
+    if not given:
+        return None
+    return given[0] if all(v == given[0] for v in given) else TIE
 
 
 def _markdown(

@@ -82,6 +82,7 @@ async def samre(
     jury: Jury = Jury(),
     swap: Swap = Swap(),
     bias_note: bool = False,
+    advocate_stance: str = "persuade",
 ) -> DebateResult:
     unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
 
@@ -105,6 +106,7 @@ async def samre(
                             own=previous[side].text if previous else None,
                             opponent=previous[flip(side)].text if previous else None,
                             evaluation=feedback,
+                            stance=advocate_stance,
                         ),
                     )
                     for side in SIDES
@@ -182,10 +184,8 @@ async def samre(
     options = {
         **asdict(rule),
         "summarize": summarize,
-        "jurors": jury.size,
-        "personas": jury.personas,
-        "persona_subset": jury.subset,
-        "tiebreak": jury.tiebreak,
+        "advocate_stance": advocate_stance,
+        **jury.record(),
     }
     result = await d3.decide(session, pair, "samre", hold, swap, options, bias_note)
     assert isinstance(result.record, JudgeRecord)
@@ -199,7 +199,9 @@ SPEC = MethodSpec(
     "SAMRE: one advocate per answer, rounds of defence and scored feedback, budgeted stopping.",
     SamreOptions,
     lambda o, setup: (
-        lambda s, pair: samre(s, pair, o.rule, o.summarize, o.jury, o.positions, o.bias_note)
+        lambda s, pair: samre(
+            s, pair, o.rule, o.summarize, o.jury, o.positions, o.bias_note, o.advocate_stance
+        )
     ),
     reads=Pair,
     roles=judge_roles,

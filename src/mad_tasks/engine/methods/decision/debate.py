@@ -77,6 +77,7 @@ from .records import (
     Vote,
 )
 
+NO_SOLUTION = "(no readable solution)"  # a candidate extraction's text for an agent without one
 CHALLENGER = "challenger"  # the model role (and agent name) that writes a replaced final answer
 # a replaced final answer: the challenger's reply (None: the fixed irrelevant answer), the answer
 # read from it (wrong only) and what the agents are shown (None: no wrong answer could be read)
@@ -282,7 +283,10 @@ class _Debate:
             return False
         n = self.cfg.agents
         rule = consensus.consensus_rule(self.cfg.protocol)
-        count = consensus.consensus_count([c.agreement for c in self.transcript], n)
+        if self.cfg.consensus_count == "latest_solution":
+            count = _latest_solution_count([c.solution for c in self.transcript], n)
+        else:
+            count = consensus.consensus_count([c.agreement for c in self.transcript], n)
         proposal = self.latest_proposal()
         # a proposal without a readable solution gives nothing to agree on
         decided = (
@@ -324,11 +328,20 @@ class _Debate:
         async with self.rt.span(f"vote after turn {turn}"):
             latest = {c.agent: c.solution for c in self.transcript}  # each agent's latest solution
             if cfg.extraction_used == "call":  # the paper extracts every candidate afresh
+
+                def source(n: str) -> str | None:
+                    # MALLM extracts a candidate for every agent that spoke, from the solution it
+                    # stored; an unreadable one is asked about as such
+                    if n not in latest:
+                        return None
+                    solution = latest[n]
+                    return self.fmt.describe(solution) if solution is not None else NO_SOLUTION
+
                 extracted = await self.rt.gather(
                     *(
-                        self.extract(n, turn, self.fmt.describe(solution), "candidate")
+                        self.extract(n, turn, text, "candidate")
                         for n in self.names
-                        if (solution := latest[n]) is not None
+                        if (text := source(n)) is not None
                     )
                 )
                 by_agent = {a.agent: a.answer for a in extracted}
@@ -615,6 +628,14 @@ def last_vote_tally(votes: list[Vote], key: Callable[[str], str]) -> Tally | Non
         counts[answer] = counts.get(answer, 0) + vote.tally[c.index]
     won = vote.candidates[vote.winner].answer if vote.winner is not None else None
     return Tally(counts, None if won is None else spelling[key(won)], vote.tie, vote.invalid)
+
+
+def _latest_solution_count(solutions: list[str | None], agents: int) -> int:
+    """MALLM d9e66bc's consensus count: over the last `agents` messages, the position from the end
+    of the latest one that holds a solution (1: the last message), 0 when none does. Agreeing
+    messages hold the solution they agree with, so it is 1 once any message has one."""
+    recent = solutions[-agents:]
+    return next((i for i, s in enumerate(reversed(recent), 1) if s is not None), 0)
 
 
 def _merged(messages: list[Msg]) -> list[Msg]:

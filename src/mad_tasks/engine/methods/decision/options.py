@@ -28,7 +28,8 @@ PERSONAS = ("expert", "none")
 EXTRACTIONS = ("marked", "call")
 NO_DECISION = ("first_agent", "none")
 FINALS = ("proposal", "last_agent")  # where a consensus takes its final answer
-CI_CONTEXTS = ("solutions", "messages")
+COUNTS = ("agreements", "latest_solution")  # how a consensus counts its supporters
+CI_CONTEXTS = ("messages", "solutions")
 FAMILIES = ("voting", "consensus", "any")
 
 
@@ -80,8 +81,9 @@ class DecisionConfig(Answering):
     )
     vote_turn: int = option(3, "the first vote follows this turn.", group="votes")
     memory_window: int | None = option(
-        2,
-        "earlier turns an agent sees besides the current one; `full` for all.",
+        None,
+        "earlier turns an agent sees besides the current one: full (MALLM's code: the whole "
+        "history, its window filter keeps every message) or a number (the paper's text: 2).",
         _window,
         group="memory",
     )
@@ -113,6 +115,15 @@ class DecisionConfig(Answering):
         False,
         'require more than the threshold (the paper\'s "more than 50% / 66%").',
         boolean,
+        group="consensus",
+    )
+    consensus_count: str = option(
+        "agreements",
+        "how a consensus counts: agreements (the latest proposal and the agreements after it, "
+        "as the paper's Table 2 and MALLM's unit tests) or latest_solution (MALLM d9e66bc's "
+        "code: back to the latest message holding a solution; agreeing messages hold the one "
+        "they agree with, so the count stays 1 and 3 agents never reach a majority).",
+        lambda name, v: one_of(name, v, COUNTS),
         group="consensus",
     )
     final_from: str = option(
@@ -154,8 +165,9 @@ class DecisionConfig(Answering):
         group="votes",
     )
     no_decision: str = option(
-        "first_agent",
-        "first_agent (the paper's fallback) or none (no answer: scored incorrect).",
+        "none",
+        "none (MALLM's code: no answer, scored incorrect) or first_agent (the paper's text: the "
+        "first agent's candidate).",
         _choice(NO_DECISION),
         group="votes",
     )
@@ -163,9 +175,9 @@ class DecisionConfig(Answering):
         False, "merge identical candidates before the vote.", boolean, group="votes"
     )
     ci_context: str = option(
-        "solutions",
-        "what an agent sees of the previous turn: solutions (the paper) or messages (MALLM's "
-        "code: the full messages).",
+        "messages",
+        "what an agent sees of the previous turn: messages (MALLM's code: the full messages) or "
+        "solutions (the paper's text: the extracted solutions).",
         _choice(CI_CONTEXTS),
         group="ci",
     )

@@ -210,6 +210,13 @@ class PD3Options(ListwiseOptions):
         "lists exactly top_k.",
         boolean,
     )
+    neutrality: str = option(
+        "initial",
+        "where the experts are told they come without a preconceived view: initial (each "
+        "expert's round-0 prompt, once, as the paper's prompts have it) or every_prompt (every "
+        "expert prompt of every round and the senior's).",
+        lambda name, v: one_of(name, v, prompts.NEUTRALITIES),
+    )
     reasoning: str = option(
         "uniform",
         "uniform (every expert asked alike) or diverse (DMAD, as the paper ran it: the experts "

@@ -127,10 +127,13 @@ def debate_record(rounds: Sequence[Sequence[tuple[int, str]]], current: bool = F
     return "Record of the debate so far:\n\n" + "\n\n".join(blocks) + "\n\n"
 
 
-# every expert and the senior judge without a prior leaning (the paper's neutrality instruction)
+# that the experts come without a prior leaning: the paper's initial-round prompt says it once
+# (App. A.8), so by default (`-S neutrality=initial`) only the experts' round-0 prompts carry it;
+# `every_prompt` puts it in every expert's prompt of every round and in the senior's
 NEUTRAL = (
     "As an independent expert you hold no preconceived view of any project's research content."
 )
+NEUTRALITIES = ("initial", "every_prompt")
 
 
 # DMAD (Liu et al. 2025) as PD³ ran it (App. A.5): each expert reasons its own way, cycled
@@ -149,17 +152,21 @@ def way_of(expert: int, reasoning: str) -> str:
     return ways[(expert - 1) % len(ways)] if reasoning == "diverse" else ""
 
 
-def _expert(expert: int, agents: int, k: int, reasoning: str = "uniform") -> str:
+def _expert(
+    expert: int, agents: int, k: int, reasoning: str = "uniform", neutral: bool = True
+) -> str:
     way = way_of(expert, reasoning)
     return (
-        f"You are Expert {expert}, one of {agents} experts on the panel. {NEUTRAL} The objective: "
-        f"following the detection criteria, determine the {k} candidate projects most relevant to "
-        "the project under detection." + (f" {REASONING[way]}" if way else "")
+        f"You are Expert {expert}, one of {agents} experts on the panel."
+        + (f" {NEUTRAL}" if neutral else "")
+        + f" The objective: following the detection criteria, determine the {k} candidate "
+        "projects most relevant to the project under detection."
+        + (f" {REASONING[way]}" if way else "")
     )
 
 
 def initial(expert: int, agents: int, k: int, reasoning: str = "uniform") -> str:
-    """An expert's ask in round 0, after the candidates."""
+    """An expert's ask in round 0, after the candidates: the neutrality line in every placement."""
     return (
         _expert(expert, agents, k, reasoning)
         + f"\n\nSelect the {k} most relevant candidates and give the reasons for your selection "
@@ -169,13 +176,14 @@ def initial(expert: int, agents: int, k: int, reasoning: str = "uniform") -> str
 
 def debate(
     expert: int, agents: int, k: int, round: int, rounds: int, extra: bool,
-    reasoning: str = "uniform",
+    reasoning: str = "uniform", neutrality: str = "initial",
 ) -> str:  # fmt: skip
     """An expert's ask in debate round `round` (from 1) of `rounds`, after the record; `extra`
-    (ours, `-S extra_asks`): it also names the candidates it now selects."""
+    (ours, `-S extra_asks`): it also names the candidates it now selects; the neutrality line
+    only with `neutrality` every_prompt."""
     naming = f", naming the {k} candidates you now select by their labels" if extra else ""
     return (
-        _expert(expert, agents, k, reasoning)
+        _expert(expert, agents, k, reasoning, neutrality == "every_prompt")
         + f"\n\nThis is debate round {round} of {rounds}. You may answer the other experts and "
         "add new arguments; adopt another expert's view and change your selection, saying why; "
         "or question another expert's choices. State your view briefly, in one complete "
@@ -192,18 +200,20 @@ def _result_line(k: int, exactly: bool = True) -> str:
     )
 
 
-def senior(agents: int, k: int, extra: bool) -> str:
+def senior(agents: int, k: int, extra: bool, neutrality: str = "initial") -> str:
     """The senior expert's ask, after the whole record: as the paper's, it analyses the experts'
     consensus and lists the candidates by relevance; `extra` (ours, `-S extra_asks`): it also
-    weighs their disagreements and reasons against the criteria, and lists exactly `k`."""
+    weighs their disagreements and reasons against the criteria, and lists exactly `k`; the
+    neutrality line only with `neutrality` every_prompt."""
     weighs = (
         " and where they disagree, judge their reasons against the detection criteria,"
         if extra
         else ","
     )
     return (
-        f"You are the senior expert reviewing the discussion of these {agents} experts. {NEUTRAL} "
-        f"Analyse the experts' consensus{weighs} and decide the {k} candidate projects most "
+        f"You are the senior expert reviewing the discussion of these {agents} experts. "
+        + (f"{NEUTRAL} " if neutrality == "every_prompt" else "")
+        + f"Analyse the experts' consensus{weighs} and decide the {k} candidate projects most "
         f"relevant to the project under detection.\n\n{_result_line(k, exactly=extra)}"
     )
 

@@ -73,7 +73,7 @@ class Tournament(Decider):
         else:
             ask = prompts.debate(
                 expert, opts.agents, self.k, round, opts.debate_rounds, opts.extra_asks,
-                opts.reasoning,
+                opts.reasoning, opts.neutrality,
             )  # fmt: skip
         record = prompts.debate_record(
             [[(s.expert, s.text) for s in statements] for statements in shown], current
@@ -129,7 +129,7 @@ class Tournament(Decider):
                     q.opening,
                     q.block(members),
                     record,
-                    prompts.senior(opts.agents, self.k, opts.extra_asks),
+                    prompts.senior(opts.agents, self.k, opts.extra_asks, opts.neutrality),
                 )
                 final = [s.picks for s in rounds[-1]]
                 async with self.rt.span("senior"):

@@ -213,7 +213,14 @@ class _Run:
                     "subtopics",
                     node,
                     "subtopics",
-                    prompts.subtopics(pair, node, deliberations, most, not opts.self_deliberation),
+                    prompts.subtopics(
+                        pair,
+                        node,
+                        deliberations,
+                        most,
+                        not opts.self_deliberation,
+                        describe=opts.subtopics_topic == "paper",
+                    ),
                     lambda t: read_subtopics(t, counts, most),
                     SubtopicsRequest(node.title, counts, most),
                 )

@@ -25,6 +25,9 @@ MAX_CHUNK_SENTENCES = 20
 MAX_CHUNK_CHARS = 100_000
 
 EXPAND_RULES = ("code", "paper")  # (progression or questions) and not clear_winner; or any of them
+# what the subtopics call shows of the node it splits: its title only (the code fills the
+# description slot with the title), or its title and description (the paper's Prompt 14)
+SUBTOPICS_TOPIC = ("code", "paper")
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,13 @@ class TreeOptions(SamplingOptions):
         "code: (progression or questions) and not clear winner; paper: progression or questions "
         "or no clear winner.",
         lambda name, v: one_of(name, v, EXPAND_RULES),
+    )
+    subtopics_topic: str = option(
+        "code",
+        "what the moderator's subtopics call shows of a node below the root: code, its title only "
+        "(the reference repeats the title in the description slot); paper, its title and "
+        "description.",
+        lambda name, v: one_of(name, v, SUBTOPICS_TOPIC),
     )
     tree: bool = option(
         True,

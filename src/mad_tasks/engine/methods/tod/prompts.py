@@ -101,10 +101,13 @@ def shared(pair: PaperPair) -> Content:
     )
 
 
-def _topic(node: Node) -> str:
-    """How a call names the node's topic, then (below the root) its title and description."""
+def _topic(node: Node, describe: bool = True) -> str:
+    """How a call names the node's topic, then (below the root) its title and (`describe`) its
+    description."""
     if node.parent is None:
         return "the topic above.\n\n"
+    if not describe:
+        return f"the subtopic below.\n\nTopic: {node.title}\n\n"
     return (
         f"the subtopic below.\n\nTopic: {node.title}\n"
         f"Topic description: {node.description.strip()}\n\n"
@@ -207,10 +210,13 @@ def subtopics(
     deliberations: Sequence[Deliberation],
     most: int,
     introductions: bool,
+    describe: bool = False,
 ) -> Content:
     """The moderator's subtopics of a node from both personas' claims (`most` 1: the No-Tree
     ablation's one combined subtopic), after both papers' introductions (`introductions`, the
-    No-SD ablation, whose claims cite no excerpts)."""
+    No-SD ablation, whose claims cite no excerpts). A node below the root is named by its title,
+    and also by its description with `describe` (the paper's prompt; the reference's shows the
+    title only)."""
     blocks = []
     for author, d in enumerate(deliberations):
         shown = [
@@ -247,7 +253,7 @@ def subtopics(
     return compose(
         shared(pair),
         f"{intros}You are a fair and balanced moderator of a debate between Author 0 and Author 1 "
-        f"on their novel contributions to {_topic(node)}Their claims{cites}:"
+        f"on their novel contributions to {_topic(node, describe)}Their claims{cites}:"
         f"\n\n{blocks[0]}\n\n{blocks[1]}\n\n{ask} At least one of the two lists must not be "
         "empty. The aim is to find out how novel Author 0's contributions to the topic are, one "
         f"subtopic at a time.\n\n{_reply('subtopics')}",
