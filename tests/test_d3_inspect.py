@@ -34,7 +34,13 @@ from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.d3.court import Pair
 from mad_tasks.engine.methods.d3.options import SamreOptions
-from mad_tasks.engine.requests import DefenceRequest, Request, ScoreRequest, VerdictRequest
+from mad_tasks.engine.requests import (
+    DefenceRequest,
+    FeedbackRequest,
+    Request,
+    ScoreRequest,
+    VerdictRequest,
+)
 from mad_tasks.inspect_runtime import current_call
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
@@ -81,7 +87,9 @@ def judge_task(limit: int = 4) -> Task:
 @pytest.mark.parametrize(
     "solver, calls, spans",
     [
-        (more(), 14, ["advocates", "merge", "judge", "jury"]),
+        # the authors' judge: feedback, then scores (judge_calls=split)
+        # A's team argues and merges first, then B's (advocate_order=sequential)
+        (more(), 15, ["advocates A", "merge A", "advocates B", "merge B", "judge", "jury"]),
         (samre(max_rounds=2), None, ["round 1", "jury"]),
         (single_judge(), 1, ["judge"]),
     ],
@@ -173,7 +181,7 @@ def asked() -> Request | None:
 
 def in_court() -> bool:
     """Whether the call in flight is an advocate's, the judge's or a juror's."""
-    return isinstance(asked(), (DefenceRequest, ScoreRequest, VerdictRequest))
+    return isinstance(asked(), (DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest))
 
 
 def court_reply(prefer: Callable[[str, str, str], str]) -> Callable[[str], str]:
@@ -183,6 +191,8 @@ def court_reply(prefer: Callable[[str, str, str], str]) -> Callable[[str], str]:
         asks = asked()
         if isinstance(asks, DefenceRequest):
             return f"Answer {asks.side} is the better one."
+        if isinstance(asks, FeedbackRequest):  # the judge's feedback call gives no scores
+            return "Each defence could say more about the question."
         assert isinstance(asks, (ScoreRequest, VerdictRequest))
         side = prefer(asks.a, asks.b, prompt)
         if isinstance(asks, ScoreRequest):
@@ -265,7 +275,8 @@ def test_more_judge_rescores_a_log_after_the_fact(run) -> None:
     assert m["mean"] == 0.0
     for sample in scored.samples:
         graded = sample.scores["more_judge"]
-        assert (graded.answer, graded.metadata["court_calls"]) == ("loss", 2 + 2 + 1 + 3)
+        # advocates, merges, the judge's feedback and scores, the jurors
+        assert (graded.answer, graded.metadata["court_calls"]) == ("loss", 2 + 2 + 2 + 3)
         assert graded.explanation.count("Juror reasoning.") == 3
         assert "final_answer" in sample.scores  # appended beside the task's own scorers
 
@@ -391,7 +402,7 @@ def test_the_judge_scorers_show_the_question_and_answers_verbatim(run) -> None:
     )
     log = run(task, model=mock(reply))
     assert log.samples[0].scores["more_judge"].answer == "win"
-    assert len(seen) == 2 + 2 + 1 + 1
+    assert len(seen) == 2 + 2 + 2 + 1
     for prompt in seen:
         assert "[Question]\nWhat can a language model do?\n[end of Question]" in prompt
         assert "[Answer A]\nANSWER: A language model predicts words\n" in prompt
@@ -445,7 +456,7 @@ def test_the_image_of_the_question_reaches_every_advocate_judge_and_juror(
     else:
         assert done.store[STORE_KEY]["final"] == "A"
     jurors = {f"juror_{i}": 1 for i in (1, 2, 3)}
-    assert Counter(role for role, _ in seen) == {"advocate_1": 4, "judge": 1, **jurors}
+    assert Counter(role for role, _ in seen) == {"advocate_1": 4, "judge": 2, **jurors}
     for role, parts in seen:
         # the question's text, its image, then the rest of the pair and the role's request
         assert [type(p) for p in parts[:3]] == [ContentText, ContentImage, ContentText], role

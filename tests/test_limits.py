@@ -166,8 +166,9 @@ def test_a_limit_ends_cortex_at_its_last_complete_round(run, look_ahead, token_l
 
 
 def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
-    """MORE's 9 calls before the jury fit in 950 tokens; the first juror's reply passes them, so
-    the judge's scores decide (A), not the jury that would have said B."""
+    """MORE's 10 calls before the jury (the judge's feedback and scores among them) fit in 1,050
+    tokens; the first juror's reply passes them, so the judge's scores decide (A), not the jury
+    that would have said B."""
     from inspect_ai.model import ModelOutput as Output
     from testdata import MT_BENCH_PAIRS
 
@@ -186,18 +187,18 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
 
     model = get_model("mockllm/model", custom_outputs=output)
     task = mt_bench_judge(data_path=str(MT_BENCH_PAIRS))
-    log = run(task, solver=more(), model=model, limit=1, token_limit=950)
+    log = run(task, solver=more(), model=model, limit=1, token_limit=1050)
     result = record(log)
     assert result.final == "A" and result.stopped is not None
     assert (result.stopped.where, result.stopped.decided) == (
         "the jury",
         "the judge's scores (the jury did not vote)",
     )
-    # the 9 calls before the jury, and the first juror's reply that passed the limit (never read)
-    assert len(result.calls) == 10 and result.record.hearings[0].jury == []
+    # the 10 calls before the jury, and the first juror's reply that passed the limit (never read)
+    assert len(result.calls) == 11 and result.record.hearings[0].jury == []
     assert [c.purpose for c in result.calls if c.discarded] == ["vote"]
     [sample] = log.samples
-    assert sample.scores["calls"].value == 10 and sample.error is None
+    assert sample.scores["calls"].value == 11 and sample.error is None
 
 
 def test_looking_ahead_du_debate_does_not_start_a_round_that_would_pass_the_limit(run) -> None:

@@ -279,7 +279,9 @@ def test_epochs_of_a_judge_that_is_always_right_change_no_metric(run) -> None:
     found = figures(twice)
     assert found == figures(once)
     assert (found["accuracy"], found["cohen_kappa"], found["position_consistent"]) == (1, 1, 1)
-    assert (found["tie"], found["abstained"], found["calls"]) == (0, 0, 28)
+    # two hearings (swap) of 15 calls: 3 advocates and a merge a side, the judge's feedback and
+    # scores, 5 jurors
+    assert (found["tie"], found["abstained"], found["calls"]) == (0, 0, 30)
 
 
 def test_epochs_that_disagree_count_each_sample_once(run) -> None:

@@ -302,8 +302,8 @@ def test_more_in_the_grader_slot_answers_battle_with_its_verdict(stub: Stub) -> 
     question = "What is the capital of France?"
     result = judge(stub)(battle(question, "It is Paris.", "It is Lyon."), max_tokens=1024)
     assert result.get_completions() == ["Yes"]
-    # k = 3 advocates per side, one merge per side, the judge, 5 jurors
-    assert len(stub.requests) == 14
+    # k = 3 advocates per side, one merge per side, the judge's feedback and scores, 5 jurors
+    assert len(stub.requests) == 15
     record = result.record
     assert record is not None and record.method == "more" and record.final == "A"
     # every call shows the question and both responses as the judge read them
@@ -600,7 +600,8 @@ def test_a_battle_of_two_instructions_is_judged_through_an_endpoint(stub: Stub) 
                         "It is Paris.", "It is Milan.")  # fmt: skip
     done = judge(stub)([{"role": "user", "content": prompt}])
     assert done.get_completions() == ["Yes"]
-    assert len(stub.requests) == 14  # 3 advocates per side, a merge each, the judge, 5 jurors
+    # 3 advocates per side, a merge each, the judge's feedback and scores, 5 jurors
+    assert len(stub.requests) == 15
     first = stub.user_texts()[0]
     assert block(first, "Answer A") == "It is Paris." and block(first, "Answer B") == "It is Milan."
     assert "written for this instruction:\nName the capital of France." in first

@@ -82,8 +82,8 @@ EMPTY: dict[str, set[tuple[str, str]]] = {
         for row in BIAS_ROWS
         for column in ("Acc. shorter won (%)", "Longer picked, humans shorter (%)")
     },
-    # with its discussion history no agent challenged the decision on StrategyQA: no new answer
-    "seed004_challenge": {("Discussion History", "Improved: StrategyQA")},
+    # with only the solution shown no agent challenged the decision on MMLU: no new answer
+    "seed004_challenge": {("Only Solution", "Improved: MMLU")},
     # madsim's judge gives steady totals: most hearings stop by round 2 or 3, so on the first 2
     # pairs of each category no hearing scored these rounds
     "seed002_fig5": {
@@ -369,7 +369,9 @@ def test_each_cell_is_the_mean_and_std_over_epochs_of_the_logs_values(tmp_path: 
         assert cell.mean == pytest.approx(statistics.fmean(expected[column.label]))
         assert cell.std == pytest.approx(statistics.stdev(expected[column.label]))
     assert len(set(expected["Acc"])) > 1  # the epochs differ, so the std is not trivially 0
-    assert 0 < sum(expected["Turn 3"]) < 3  # not every debate ended in turn 3
+    # the first vote is in turn 3, and madsim's voters rank copies of one answer alike, so a
+    # yes/no vote always decides there
+    assert sum(expected["Turn 3"]) == 3
     calls = [len(DebateResult.from_dict(s.store["mad_tasks:debate"]).calls) for s in log.samples]
     assert row.calls == pytest.approx(statistics.fmean(calls))
     text = reproduce.to_markdown(table)

@@ -250,6 +250,11 @@ MORE = Method(
     keyer=d3_keyer,
     say=d3_reply,
     kind_of=more_kind,
+    differs={
+        "abstention": "no juror's vote is readable: their code reads each as (0, 0) and gives "
+        "the tie to B; here a jury with nothing readable gives no verdict, and the judge's "
+        "scores decide (a missing answer is never a verdict)",
+    },
     checks={
         "advocate": ADVOCATE,
         "merge": MERGE,

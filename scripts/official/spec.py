@@ -45,6 +45,9 @@ class Method:
     say: Say
     kind_of: Callable[[Call], str]
     checks: Mapping[str, tuple[Check, ...]] = field(default_factory=dict)
+    # scenarios whose decision differs from the authors' on purpose, each with the reason (a
+    # project rule their code breaks); the calls and the graph must still be equal
+    differs: Mapping[str, str] = field(default_factory=dict)
     # the text a check searches: the call's last message unless a method says otherwise (where
     # the authors' instructions are spread over several messages of a call)
     prompt_of: Callable[[Call], str] | None = None

@@ -426,8 +426,11 @@ class Court:
                 for i, b in enumerate(ballots)
             ]
             verdict = jury_verdict([v.vote for v in votes], gap) if votes else judged
-            if votes and verdict.tiebreak_used and jury.tie == "second":
-                verdict = replace(verdict, winner=SIDES[1])  # the authors' code: ties go to B
+            readable = any(v.vote is not None for v in votes)
+            if readable and verdict.tiebreak_used and jury.tie == "second":
+                # the authors' code: a tied jury gives B; a jury with no readable vote is no
+                # verdict here (theirs gives B: a missing answer is never a verdict)
+                verdict = replace(verdict, winner=SIDES[1])
             if votes:
                 roles = {v.juror: f"juror_{i + 1}" for i, v in enumerate(votes)}
                 models = viewer_text.agent_models(roles, self.rt.model_name)
