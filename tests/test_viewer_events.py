@@ -195,7 +195,10 @@ def no_valid_ballot_model():
 
 
 def test_a_fallback_is_stored_and_says_it_overrode_the_vote(run) -> None:
-    solver = voting(personas="none", max_turns=3, vote_turn=3, vote_retries=0)
+    # the paper's fallback (MALLM's code leaves the vote undecided: no_decision=none)
+    solver = voting(
+        personas="none", max_turns=3, vote_turn=3, vote_retries=0, no_decision="first_agent"
+    )
     [sample] = run(strategyqa_with(solver, limit=1), model=no_valid_ballot_model()).samples
     stored = sample.store[STORE_KEY]
     assert stored["tally"] == {"counts": {"yes": 0}, "winner": None, "tie": False, "abstentions": 3}

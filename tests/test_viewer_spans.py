@@ -54,7 +54,7 @@ ANSWERING = {name: f for name, f in SOLVERS.items() if name not in JUDGES}
 # what a stage may be called: words a reader knows, numbered by round or turn
 STAGE = re.compile(
     r"(round|turn|vote after turn) [1-9][0-9]{0,2}"
-    r"|answer|samples|personas|advocates|merge|judge|jury|order (AB|BA)"
+    r"|answer|samples|personas|advocates( (A|B))?|merge( (A|B))?|judge|jury|order (AB|BA)"
     # Tree-of-Debate: a node by its path and title, its stages, the baselines' steps
     r"|self-deliberation r(\.[0-9]{1,2}){0,8}|node r(\.[0-9]{1,2}){1,8}: [^\n]{1,80}"
     r"|claims|preemption|subtopics|present|respond|revise|expand|synthesis"
@@ -63,8 +63,8 @@ STAGE = re.compile(
     # baselines' point-wise judges and TourRank's tournaments
     r"|group [1-9][0-9]{0,2}|round 0|senior|vote|listwise|conclusion|scores|side (A|B)"
     r"|pointwise|tournament [1-9][0-9]{0,2}"
-    # PRD's peer discussion: the two reviews, then its turns
-    r"|reviews"
+    # PRD's peer discussion: the two reviews, then its turns; the second discussion's turns
+    r"|reviews|turn [1-9][0-9]{0,2}, reviewer 2 opening"
     # PRD's reviews and revisions per round, GroupDebate's groups per round and pools per stage
     r"|(review|revision) r\.[1-9][0-9]{0,2}|group [1-9][0-9]{0,2} r\.[1-9][0-9]{0,2}"
     r"|summary s\.[1-9][0-9]{0,2}"
