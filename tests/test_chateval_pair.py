@@ -100,6 +100,12 @@ def test_a_swapped_debates_letters_are_read_back_to_the_answers_they_named() -> 
         ("My SCORE A: 8\nSCORE B: 3", None),  # not a line of its own
         ("SCORE C: 8\nSCORE B: 3", None),
         ("The score of Assistant 1: 8\nThe score of Assistant 2: 3", None),
+        # hedged or approximate: no score
+        ("SCORE A: 8?\nSCORE B: 3", None),
+        ("SCORE A: ~8\nSCORE B: 3", None),
+        ("SCORE A: >= 8\nSCORE B: 3", None),
+        ("SCORE A: about 8\nSCORE B: 3", None),
+        ("SCORE A: **8**\nSCORE B: 3.", (8.0, 3.0)),  # decoration is no hedge
     ],
 )
 def test_scores_are_read_from_lines_of_their_own(text: str, read: tuple | None) -> None:

@@ -31,10 +31,11 @@ FLIP = {"A": "B", "B": "A"}
 MAX_SCORE = 10
 
 # a line "SCORE A: 8" (decoration allowed around it, "**Score B:** 7.5"); every run is bounded and
-# stays within its line, so a line costs linear time
+# stays within its line, so a line costs linear time. A hedged or approximate score ("~8", "8?",
+# ">= 8") is no score
 _SCORE = re.compile(
-    r"(?im)^[^\w\n]{0,8}score[^\S\n]{1,4}(?P<letter>[AB])[^\w\n]{0,4}[:=][^\w\n-]{0,4}"
-    r"(?P<value>[0-9]{1,2}(?:\.[0-9]{1,2})?)[^\w\n]{0,4}$"
+    r"(?im)^[^\w\n]{0,8}score[^\S\n]{1,4}(?P<letter>[AB])[^\w\n<>~≈?]{0,4}[:=]"
+    r"[^\w\n\-~≈<>?]{0,4}(?P<value>[0-9]{1,2}(?:\.[0-9]{1,2})?)[^\w\n?~]{0,4}$"
 )
 
 
