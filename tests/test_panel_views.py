@@ -491,15 +491,16 @@ def test_compare_binds_a_role_to_a_list_for_every_run(
 
 def reproduce_args(*roles: str) -> argparse.Namespace:
     return argparse.Namespace(
-        name="reconcile_models", model="madsim/x", epochs=None, limit=1, max_tasks=None, S=[], M=[],
-        data=[f"strategyqa={STRATEGYQA}"], model_role=list(roles),
+        name="reconcile_models", model="madsim/x", epochs=None, limit=1, max_tasks=None, max_samples=None, S=[], M=[],
+        data=[f"strategyqa={STRATEGYQA}"], model_role=list(roles), batch=None, stop_width=None,
+        stop_min_samples=10, stop_epochs_agree=None,
     )  # fmt: skip
 
 
 def test_reproduce_binds_a_role_to_a_list_and_refuses_a_role_without_a_model(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _, _, roles, _ = _prepare_reproduce(reproduce_args(f"agent={SHOWN}", "judge=madsim/j"))
+    _, _, roles, _, _ = _prepare_reproduce(reproduce_args(f"agent={SHOWN}", "judge=madsim/j"))
     assert roles == {"agent": PANEL, "judge": "madsim/j"}
     with pytest.raises(SystemExit) as stopped:
         main(["reproduce", "reconcile_models", "--model", "madsim/x", "--model-role", "agent=[]"])

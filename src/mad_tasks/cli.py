@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .log_tags import MISSING, NO_LOGS, role_text, tag_logs
 from .prices import apply_prices
+from .sweep_stopping import StopRule
 from .tasks._data import DataUnavailable
 
 if TYPE_CHECKING:
@@ -139,7 +140,70 @@ def _add_reproduce_command(commands: Any) -> None:
     )
     reproduce.add_argument("--model-base-url", help="the model's base URL")
     reproduce.add_argument("--max-tasks", type=int, help="tasks of a row run at once")
+    reproduce.add_argument("--max-samples", type=int, help="samples of a task run at once")
     _add_prices(reproduce)
+    _add_sweep_options(reproduce)
+
+
+def _add_sweep_options(command: Any) -> None:
+    """`--batch` as `inspect eval` takes it, and the sweep's early stop (`sweep_stopping.py`)."""
+    command.add_argument(
+        "--batch",
+        nargs="?",
+        const="true",
+        metavar="SIZE|FILE",
+        help="send calls through the provider's batch API (about half the price): alone for "
+        "Inspect's default batch size, a size, or a YAML/JSON file of Inspect's BatchConfig",
+    )
+    command.add_argument(
+        "--stop-width",
+        type=float,
+        metavar="W",
+        help="start no more samples once the headline score's 95%% interval is narrower than W "
+        "(in (0, 1]; after --stop-min-samples samples)",
+    )
+    command.add_argument(
+        "--stop-min-samples",
+        type=int,
+        default=10,
+        metavar="N",
+        help="samples scored before --stop-width may stop (default 10, at least 2)",
+    )
+    command.add_argument(
+        "--stop-epochs-agree",
+        type=int,
+        metavar="N",
+        help="skip a sample's other epochs once N of them gave the same answer (2 to --epochs)",
+    )
+
+
+def sweep_options(args: argparse.Namespace) -> tuple[StopRule, dict[str, Any]]:
+    """The early stop and the eval-set arguments `--batch` makes: a ValueError naming the option,
+    the value and what is allowed."""
+    rule = StopRule(args.stop_width, args.stop_min_samples, args.stop_epochs_agree)
+    if args.batch is None:
+        return rule, {}
+    text = args.batch.strip()
+    if text.lower() in ("true", "false"):
+        return rule, {"batch": text.lower() == "true"}
+    if text.isdigit():
+        if int(text) < 1:
+            raise ValueError(f"--batch: got {text}, allowed: a size >= 1, a file, or nothing")
+        return rule, {"batch": int(text)}
+    return rule, {"batch": _batch_file(text)}
+
+
+def _batch_file(path: str) -> Any:
+    import yaml
+    from inspect_ai.model import BatchConfig
+    from pydantic import ValidationError
+
+    try:
+        return BatchConfig.model_validate(yaml.safe_load(Path(path).read_text()))
+    except (OSError, yaml.YAMLError, ValidationError) as error:
+        raise ValueError(
+            f"--batch {path!r}: not a size or a readable BatchConfig file: {error!s:.200}"
+        ) from error
 
 
 def _add_prices(command: Any) -> None:
@@ -207,7 +271,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         print("mad-tasks reproduce: give NAME and --model (or --list)", file=sys.stderr)
         return 2
     try:  # every refusal before the first model call
-        sweep, data, roles, shared = _prepare_reproduce(args)
+        sweep, data, roles, shared, batch = _prepare_reproduce(args)
         if args.model_cost_config:
             apply_prices(args.model_cost_config)
     except (ValueError, LookupError) as error:
@@ -233,7 +297,9 @@ def _reproduce(args: argparse.Namespace) -> int:
                     model_roles=roles or None,
                     model_args=_model_args(args),
                     max_tasks=args.max_tasks,
+                    max_samples=args.max_samples,
                     model_cost_config=args.model_cost_config,
+                    **batch,
                 )
             )
         except Exception as error:  # noqa: BLE001  (the rows that finished are still written)
@@ -266,10 +332,10 @@ def _model_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _prepare_reproduce(
     args: argparse.Namespace,
-) -> tuple[Sweep, dict[str, str], dict[str, Binding], dict[str, Any]]:
+) -> tuple[Sweep, dict[str, str], dict[str, Binding], dict[str, Any], dict[str, Any]]:
     """The sweep checked and built, its `--data`, roles (a role bound to a list of models: a
-    panel) and `-S` options; a ValueError or LookupError naming the option, the value and what is
-    allowed."""
+    panel), `-S` options and `--batch`; a ValueError or LookupError naming the option, the value
+    and what is allowed."""
     from . import reproduce as r
     from .compare import parse_model_roles, parse_options
 
@@ -277,6 +343,7 @@ def _prepare_reproduce(
         ("--epochs", args.epochs, r.MAX_RUNS),
         ("--limit", args.limit, None),
         ("--max-tasks", args.max_tasks, None),
+        ("--max-samples", args.max_samples, None),
     ):
         if value is not None and not (value >= 1 and (most is None or value <= most)):
             allowed = f"from 1 to {most}" if most else ">= 1"
@@ -286,9 +353,10 @@ def _prepare_reproduce(
     roles = parse_model_roles(args.model_role)
     shared = parse_options(args.S, "-S")
     _model_args(args)  # -M checked here too
-    sweep = r.prepare(experiment, data, args.epochs, shared)
+    stopping, batch = sweep_options(args)
+    sweep = r.prepare(experiment, data, args.epochs, shared, stopping)
     r.check_models(experiment, args.model, roles)  # a paper's model left unbound: exit 2 here
-    return sweep, data, roles, shared
+    return sweep, data, roles, shared, batch
 
 
 def _pair(text: str, flag: str) -> tuple[str, str]:

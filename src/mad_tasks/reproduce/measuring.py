@@ -184,7 +184,23 @@ def _logs_by_key(
             notes.append(
                 f"{run.row.label} / {task_key}: cannot read {header.location}: {error!s:.200}"
             )
+            continue
+        stopped = early_stop_note(logs[key])
+        if stopped:
+            notes.append(f"{run.row.label} / {task_key}: {stopped}")
     return logs
+
+
+def early_stop_note(log: EvalLog) -> str | None:
+    """What a log's early-stopping manager skipped, for the table's notes; None when nothing was."""
+    summary = log.results.early_stopping if log.results else None
+    if summary is None or not summary.early_stops:
+        return None
+    reasons = sorted({s.reason or "no reason given" for s in summary.early_stops})
+    return (
+        f"stopped early: {len(summary.early_stops)} sample runs skipped, "
+        f"{len(log.samples or [])} run ({'; '.join(reasons)[:300]})"
+    )
 
 
 def _identity(task: str, args: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ from .. import _registry  # noqa: F401  (registers the short solver names, as th
 from ..engine.catalogue import CATALOGUE
 from ..engine.panels import panels, refusal
 from ..log_tags import run_tags
+from ..sweep_stopping import StopRule, SweepStopping
 from .experiments import (
     MAIN,
     MAX_RUNS,
@@ -87,13 +88,17 @@ def prepare(
     data: Mapping[str, str] | None = None,
     epochs: int | None = None,
     solver_args: Mapping[str, Any] | None = None,
+    stopping: StopRule | None = None,
 ) -> Sweep:
     """Check and build everything before the first model call: the runs, every row's solver with
     `solver_args` where the row does not set them (the paper's settings win), then every task
-    with its data (the solvers first: a task may download its data). `epochs` (the runs)
-    defaults to the file's `runs`. A refusal is a ValueError or LookupError naming the row."""
+    with its data (the solvers first: a task may download its data), each with its own
+    early-stopping manager when `stopping` has a rule. `epochs` (the runs) defaults to the
+    file's `runs`. A refusal is a ValueError or LookupError naming the row."""
     if epochs is not None and not 1 <= epochs <= MAX_RUNS:
         raise ValueError(f"--epochs: got {epochs}, allowed: an integer from 1 to {MAX_RUNS}")
+    if stopping is not None:
+        stopping.check(epochs or experiment.runs)
     args = {row.label: {**(solver_args or {}), **row.args} for row in experiment.rows}
     for row in experiment.rows:
         try:
@@ -105,6 +110,8 @@ def prepare(
             kind = LookupError if isinstance(error, LookupError) else ValueError
             raise kind(f"{experiment.name}: row {row.label!r}: {error}") from error
     tasks = build_tasks(experiment, data or {})
+    if stopping is not None and stopping.active:
+        tasks = {k: task_with(t, early_stopping=SweepStopping(stopping)) for k, t in tasks.items()}
     return Sweep(experiment, args, tasks, epochs or experiment.runs)
 
 
@@ -201,9 +208,11 @@ def run_experiment(
     data: Mapping[str, str] | None = None,
     epochs: int | None = None,
     solver_args: Mapping[str, Any] | None = None,
+    stopping: StopRule | None = None,
     **eval_set_args: Any,
 ) -> list[RowRun]:
     """`prepare`, then run every row with `model`, one eval set per row; `eval_set_args`
-    (`limit`, `model_roles`, `model_args`, `max_tasks`, `display`, ...) go to every `eval_set`."""
-    sweep = prepare(experiment, data, epochs, solver_args)
+    (`limit`, `model_roles`, `model_args`, `max_tasks`, `batch`, `display`, ...) go to every
+    `eval_set`."""
+    sweep = prepare(experiment, data, epochs, solver_args, stopping)
     return [run_row(sweep, row, model, log_dir, **eval_set_args) for row in experiment.rows]
