@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mad_tasks.engine import authors_forms as af
 from mad_tasks.engine import latex
 from mad_tasks.engine.answers import (
     Choice,
@@ -44,6 +45,7 @@ from mad_tasks.engine.protocols.tod import (
     sentences,
 )
 from mad_tasks.engine.protocols.voting import BallotRules, parse_ballot
+from mad_tasks.engine.qualifiers import bounded
 from mad_tasks.hosts.ideal_form import spelling
 from mad_tasks.hosts.openai_evals import BATTLE_ASK, read_battle
 from mad_tasks.scorers.longbench import classification, code_sim, count, qa_f1, retrieval, rouge_l
@@ -86,6 +88,10 @@ READERS: dict[str, Callable[[str], object]] = {
     "latex last_boxed": latex.last_boxed,
     "latex strip_math": latex.strip_math,
     "latex normalise": latex.normalise,
+    "latex last_box": latex.last_box,
+    "latex read_result": latex.read_result,
+    "latex template": latex.template,
+    "qualifiers bounded": bounded,
     "ballot simple": _ballot("simple"),
     "ballot simple all_digits": _ballot("simple", simple_parse="all_digits"),
     "ballot ranked": _ballot("ranked"),
@@ -103,6 +109,14 @@ READERS: dict[str, Callable[[str], object]] = {
     "persona": parse_persona,
     "persona list": lambda text: personas_in(text, 5),
     "cortex similarity": read_similarity,
+    "authors rating": af.read_rating,
+    "authors verdict": af.read_verdict,
+    "authors confidence tag": af.read_confidence_tag,
+    "authors boxed": lambda text: af.read_boxed(text, Number()),
+    "authors letter": lambda text: af.read_letter(text, LETTERS),
+    "authors fields": lambda text: af.read_fields(text, numbers=True),
+    "authors object answer": lambda text: af.read_object_answer(text, LETTERS),
+    "authors object confidence": af.read_object_confidence,
     "tod json_object": json_object,
     "tod claims": lambda text: read_claims(text, 5, 3),
     "tod relevance": read_relevance,
@@ -145,6 +159,8 @@ FRAGMENTS = (
     "agree", "disagree", "Total: ", "Relevance: ", "1. [18, 15]", '"role": "', "x",
     '{"', '"argument_list": [', '"evidence": [1, ', '"Yes"', "```json\n", "e.g. ", "et al. ", "\\",
     "[RESULT]", "[result] ", "P101", "p0102, ", "，", "、", "1) ", "/10", "【RESULT】",
+    "says the answer is ", "Agent 2's ", "suggests that ", "?", " (approx.", "\\approx ", ">=",
+    "not ", "close to ", "(C)", "(A) ", " calories", "30 * 3 = ", "answer}",
 )  # fmt: skip
 
 
@@ -247,4 +263,19 @@ WORST_CASES: dict[str, str] = {
     "score out of then spaces": "[RESULT] 8 out of" + " " * SIZE + "10",
     "score then a long hedge": "[RESULT] 8/10" + _fill(" or") + " 9",
     "result then label lines": "[RESULT] P101\n" + _fill("P102 and p0103\n") + "P104 was close",
+    "reported phrases": _fill("Agent 2 says that the answer is 4. "),
+    "possessive phrases": _fill("x's answer is "),
+    "asked boxes": _fill("\\boxed{1} $*?"),
+    "boxes then spaces and a question mark": "\\boxed{1}" + " " * SIZE + "?",
+    "an open aside": "ANSWER: 1 (" + _fill("about "),
+    "unit words in a box": "\\boxed{1 " + _fill("ab ") + "}",
+    "arithmetic before an equals sign": "\\boxed{" + _fill("1 * ") + "= 2}",
+    "words in a box": "\\boxed{" + _fill("After the purchase ") + "}",
+    "bound words": "ANSWER: " + _fill("close to not about ") + "19",
+    "closing marks": "ANSWER: approx 19" + _fill(".)") + "x",
+    "letters on lines": _fill("(A)\n"),
+    "opening letters": _fill("(A) x\n"),
+    "object fields": "{" + _fill('"a": 1, "b": "c", ') + '"z": "z"}',
+    "object long number": '{"answer": ' + "1" * SIZE + "}",
+    "object long string": '{"answer": "' + _fill('B\\"') + '"}',
 }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from mad_tasks.engine import latex, prompts
@@ -19,6 +22,7 @@ from mad_tasks.engine.answers import (
     normalise_number,
     without_answer_lines,
 )
+from mad_tasks.engine.confidence import parse_confidence
 from mad_tasks.models.sim import format_from_instruction
 
 CAPITALS = Choice(("London", "Paris", "Rome"))
@@ -484,3 +488,211 @@ def test_long_decimals_keep_every_digit() -> None:
     longer, shorter = "0.1234567890123456789012345678901", "0.12345678901234567890123456789"
     assert normalise_number(longer) == longer
     assert normalise_number(shorter) == shorter
+
+
+# -- real models' forms (tests/fixtures/reply_forms.json; issue 44) ------------------------------
+
+REPLY_FORMS = json.loads((Path(__file__).parent / "fixtures" / "reply_forms.json").read_text())
+FORM_READERS = {
+    "number": Number().extract,
+    "math": Math().extract,
+    "choice": Choice(("London", "Paris", "Rome", "Berlin")).extract,
+    "confidence": parse_confidence,
+}
+
+
+@pytest.mark.parametrize("case", REPLY_FORMS, ids=[case["id"] for case in REPLY_FORMS])
+def test_replies_in_the_forms_real_models_write(case: dict) -> None:
+    """Units and sentences in boxes, template echoes, quoted answers, refused last boxes, long
+    choice replies, negated, approximate, bounded and asked numbers: each read or abstained."""
+    assert FORM_READERS[case["format"]](case["reply"]) == case["expected"]
+
+
+@pytest.mark.parametrize(
+    "result, expected",
+    [
+        ("48 calories", "48"),
+        ("-3 degrees", "-3"),
+        ("1,500 dollars", "1,500"),
+        ("2.5 square feet", "2.5"),
+        ("12 feet per second", "12"),  # three unit words
+        ("5 squared", "5 squared"),  # a word that changes the value is no unit
+        ("5 hundred", "5 hundred"),
+        ("2 pi", "2 pi"),
+        ("5 m", "5 m"),  # a one-letter word may be a variable
+        ("30*3=90", "90"),
+        ("30 \\cdot 3 = 90", "90"),
+        ("\\frac{1}{2} + \\frac{1}{4} = \\frac{3}{4}", "\\frac{3}{4}"),
+        ("(2 + 3)^2 = 25", "25"),
+        ("12 + 18 = 30 \\div 2 = 15", "15"),  # a chain: the value after the last "="
+        ("30 * 3 = 90 apples", "90"),
+        ("x = 5", "x = 5"),  # an equation with a variable stays (normalise reads "x =")
+        ("= 5", "= 5"),  # nothing computed before "="
+        ("3 + 4 =", "3 + 4 ="),  # nothing after it
+        ("Joe has no money", None),  # four words: a sentence
+        ("\\text{Joe has no money}", None),
+        ("no money left", "no money left"),  # three words may name a result
+        ("\\sqrt{x} + \\frac{a}{b} + \\cos \\theta", "\\sqrt{x} + \\frac{a}{b} + \\cos \\theta"),
+        ("answer", None),
+        ("Answers", None),
+        ("[your final answer]", None),
+        ("(result)", None),
+        ("<the answer>", None),
+        ("\\text{answer}", None),
+        ("...", None),
+        ("…", None),
+        ("answer key", "answer key"),
+    ],
+)
+def test_a_math_result_is_read_without_units_before_its_equals_sign_or_refused(
+    result: str, expected: str | None
+) -> None:
+    assert latex.read_result(result) == expected
+
+
+def test_the_last_box_and_where_it_ends() -> None:
+    assert latex.last_box("a \\boxed{\\frac{1}{2}}? b") == ("\\frac{1}{2}", 21)
+    assert latex.last_box("a \\boxed 5? b") == ("5?", 11)
+    assert latex.last_box("a \\boxed{5 b") == (None, 0)
+    assert latex.last_box("a \\boxed") == (None, 0)
+    assert latex.last_box("no box") == (None, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\boxed{32} ?",
+        "$\\boxed{32}$?",
+        "**\\boxed{32}**?",
+        "\\boxed{32}\t$ ?",
+    ],
+)
+def test_a_box_followed_by_a_question_mark_is_asked(text: str) -> None:
+    assert Number().extract(text) is None
+    assert Math().extract(text) is None
+
+
+def test_a_question_on_the_next_line_leaves_the_box_stated() -> None:
+    assert Number().extract("\\boxed{32}\n?") == "32"
+    assert Math().extract("\\boxed{\\frac{1}{2}}\nDo you agree?") == "\\frac{1}{2}"
+    assert Math().extract("\\boxed{\\frac{1}{2}}.") == "\\frac{1}{2}"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Agent 1 suggested the answer is 45.",
+        "The second solution states that the final answer is 45.",
+        "Bob said the answer is 45.",
+        "The other agents think the answer is 45.",
+        "Agent 2 thought the answer is 45.",
+        "They argued the answer is 45.",
+        "Agent 2 believes the answer is 45.",
+        "They believed the answer is 45.",
+        "Agent 2 says that the answer is 45.",
+        "Agent 2's answer is 45.",
+        "Agent 2’s final answer is 45.",
+        "Their answer is 45.",
+        "His answer is 45.",
+        "Her answer is 45.",
+        "Your answer is 45.",
+        "Agent 2 proposes the answer is 45.",
+        "Agent 2 asserts the answer is 45.",
+        "Agent 2 insists the answer is 45.",
+        "Agent 2 reported the answer is 45.",
+        "Agent 2 maintains the answer is 45.",
+        "Agent 2 contends the answer is 45.",
+        "Agent 2 claimed the answer is 45.",
+        "Agent 2 say the answer is 45.",
+        "Agents think the answer is 45.",
+    ],
+)
+def test_an_answer_quoted_from_another_agent_is_not_the_replys(said: str) -> None:
+    assert Number().extract(f"I count 40.\n{said}") is None
+
+
+def test_a_quoted_answer_at_the_start_of_a_reply_is_not_the_replys() -> None:
+    assert Number().extract("Their answer is 45.") is None
+
+
+def test_a_phrase_that_gives_no_answer_leaves_an_earlier_one() -> None:
+    text = "The answer is yes.\nWhy the answer is what it is: bats fly."
+    assert YesNo().extract(text) == "yes"
+    assert CAPITALS.extract("The answer is (B).\nAnd the answer is what the map shows.") == "B"
+
+
+def test_a_last_line_that_is_the_letter_x_is_that_option() -> None:
+    options = tuple(f"city {n}" for n in range(24))  # letters A to X
+    assert Choice(options).extract("Each city was a capital. " * 50 + "\nX") == "X"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My answer is 45.",
+        "So the answer is 45.",
+        "The final answer is 45.",
+        "That is why the answer is 45.",
+        "The question says 3 boxes hold 15 each.\nSo\nthe answer is 45.",  # on another line
+        "Agent 2 says 3 boxes hold 15 each, so by that count my final answer is 45.",  # too far
+        "Nothing unsaid: the answer is 45.",  # "said" inside a word
+    ],
+)
+def test_an_answer_of_the_replys_own_is_read(said: str) -> None:
+    assert Number().extract(said) == "45"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("First \\boxed{12}, then \\boxed{about 14}.", None),  # a refused number
+        ("First \\boxed{12}, then \\boxed{14?}.", None),
+        ("First \\boxed{12}, then \\boxed{if so}.", None),  # a qualification without a number
+        ("First \\boxed{12}, then \\boxed{done}.", "12"),  # no number: not the answer
+    ],
+)
+def test_a_refused_last_number_makes_the_reply_abstain(text: str, expected) -> None:
+    assert Number().extract(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("First \\boxed{12}, then \\boxed{about 14}.", None),
+        ("First \\boxed{12}, then \\boxed{answer}.", "12"),  # an echoed template is skipped
+        ("First \\boxed{12}, then \\boxed{}.", "12"),  # an empty box too
+    ],
+)
+def test_a_refused_last_math_result_makes_the_reply_abstain(text: str, expected) -> None:
+    assert Math().extract(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("(A)", "A"),
+        ("A", "A"),
+        ("C)", "C"),
+        ("(C", "C"),
+        ("**(B).**", "B"),
+        ("(c)", None),  # a lower-case letter alone is read only in a short reply
+        ("(C) Rome", None),  # an option's text too
+        ("(AB)", None),
+    ],
+)
+def test_a_long_reply_is_read_from_a_last_line_that_is_a_letter_alone(text: str, expected) -> None:
+    long = "Each city was a capital for centuries. " * 40
+    assert CAPITALS.extract(f"{long}\n{text}\n\n") == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("(A) London first.\nParis.", "B"),  # the closing option's text
+        ("(A) London first.\nOn reflection:\n(c)", "C"),
+        ("(A) London first.\nOn reflection, none fits.", "A"),  # no closing choice
+        ("Paris.", "B"),
+    ],
+)
+def test_a_short_reply_is_read_from_its_closing_before_its_opening(text: str, expected) -> None:
+    assert CAPITALS.extract(text) == expected

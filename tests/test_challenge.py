@@ -74,7 +74,7 @@ async def test_challenge_none_makes_the_very_same_calls() -> None:
     )
     assert rt.calls == plain_rt.calls and len(rt.calls) == 12
     assert rt.infos == plain_rt.infos and rt.spans == plain_rt.spans
-    assert recorded(result)["challenge"] is None and result.final == plain.final == "A"
+    assert recorded(result)["challenges"] == [] and result.final == plain.final == "A"
 
 
 async def test_solution_setting_asks_each_agent_once_and_a_dissenter_twice() -> None:
@@ -98,11 +98,16 @@ async def test_solution_setting_asks_each_agent_once_and_a_dissenter_twice() -> 
         assert call.role == call.agent
     [follow] = new
     assert follow.agent == "agent_2" and follow.asks == AnswerRequest(CHOICE.fmt)
-    assert [m.role for m in follow.messages][-2:] == ["assistant", "user"]
-    assert follow.messages[-2].text == "DISAGREE"
-    assert last_user(follow) == prompts.new_answer(CHOICE.fmt)
+    # asked afresh, as MALLM does: the same context, the verdict not shown
+    [judged] = [c for c in verdicts if c.agent == "agent_2"]
+    assert [m.role for m in follow.messages] == [m.role for m in judged.messages]
+    assert follow.messages[0] == judged.messages[0]
+    assert "DISAGREE" not in transcript_text(follow)
+    assert last_user(follow) == last_user(judged).replace(
+        prompts.challenge("A) alpha"), prompts.new_answer("A) alpha", CHOICE.fmt)
+    )
 
-    stage = recorded(result)["challenge"]
+    [stage] = recorded(result)["challenges"]
     assert [(v["agent"], v["verdict"], v["new_answer"], v["calls"]) for v in stage["verdicts"]] == [
         ("agent_1", "agree", None, 1), ("agent_2", "disagree", "B", 2),
         ("agent_3", "abstain", None, 1),
@@ -112,10 +117,11 @@ async def test_solution_setting_asks_each_agent_once_and_a_dissenter_twice() -> 
     )  # fmt: skip
     assert (stage["adopted"], result.final) == (None, "A")  # challenge_adopt=never
     assert DebateResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
-    assert rt.spans[-1] == "challenge"
-    assert {r.span for r in rt.recorded if r.call.purpose.startswith("challenge")} == {"challenge"}
-    assert rt.info_titles()[-2:] == ["decision", "challenge"]
-    table = dict(rt.infos)["challenge"]
+    assert rt.spans[-1] == "challenge: solution"
+    spans = {r.span for r in rt.recorded if r.call.purpose.startswith("challenge")}
+    assert spans == {"challenge: solution"}
+    assert rt.info_titles()[-2:] == ["decision", "challenge: solution"]
+    table = dict(rt.infos)["challenge: solution"]
     assert "the decision's answer: **A) alpha**" in table
     assert "\nagent_2  disagree  B) beta" in table
     assert "the decision's answer stays final (challenge_adopt=never): **A) alpha**" in table
@@ -158,7 +164,7 @@ async def test_wrong_setting_shows_the_challengers_answer_instead() -> None:
     assert len(rt.calls) == 12 + 1 + 3 + 2
     # 9 messages and the ballots (the challenger beside them), the verdicts, the new answers
     assert rt.critical_path == 10 + 1 + 1
-    stage = recorded(result)["challenge"]
+    [stage] = recorded(result)["challenges"]
     assert (stage["shown"], stage["shown_answer"], stage["decided"]) == ("C) gamma", "C", "A")
     assert stage["challenger"] == "This is wrong on purpose.\nANSWER: C"
     assert result.final == "A"
@@ -166,16 +172,16 @@ async def test_wrong_setting_shows_the_challengers_answer_instead() -> None:
 
 async def test_an_unreadable_wrong_answer_means_nothing_to_challenge() -> None:
     script = Challenged({}, counterfeit="  I would rather not write a wrong answer.  ")
-    rt, result = await debate(script, challenge="wrong")
+    rt, result = await debate(script, challenge="wrong", challenge_no_answer="skip")
     assert len(by_purpose(rt, "counterfeit")) == 3  # asked again twice (retries), as any answer
     assert not by_purpose(rt, "challenge")  # a refusal is no wrong answer: it is not shown
     assert len(rt.calls) == 12 + 3 and rt.critical_path == 10  # all beside the debate
-    stage = recorded(result)["challenge"]
+    [stage] = recorded(result)["challenges"]
     assert (stage["shown"], stage["shown_answer"], stage["verdicts"]) == (None, None, [])
     assert stage["challenger"] == "  I would rather not write a wrong answer.  "
     assert (
         "no wrong answer could be read from the challenger's reply: nothing was asked"
-        in (dict(rt.infos)["challenge"])
+        in (dict(rt.infos)["challenge: wrong"])
     )
     record = result.record
     assert isinstance(record, DecisionRecord)
@@ -199,7 +205,7 @@ async def test_irrelevant_setting(source: str, calls: int) -> None:
     if writers:
         assert writers[0].asks == CounterfeitRequest(CHOICE.fmt, "irrelevant")
         assert "nothing to do with this task" in last_user(writers[0])
-    assert recorded(result)["challenge"]["shown"] == shown
+    assert recorded(result)["challenges"][0]["shown"] == shown
     assert result.options["challenge_irrelevant"] == source
 
 
@@ -219,7 +225,7 @@ async def test_majority_adopts_a_new_answer_most_agents_gave(
     rt, result = await debate(script, challenge="solution", challenge_adopt="majority")
     assert len(rt.calls) == 12 + 3 + 1 + asked and rt.critical_path == 10 + 1 + asked
     assert result.final == final
-    assert recorded(result)["challenge"]["adopted"] == (final if final != "A" else None)
+    assert recorded(result)["challenges"][0]["adopted"] == (final if final != "A" else None)
     _, never = await debate(script, challenge="solution")
     assert never.final == "A"
 
@@ -241,7 +247,7 @@ async def test_a_consensus_debate_is_challenged_after_its_agreement(
     shown = "A) alpha" if setting == "solution" else "C) gamma"
     for call in by_purpose(rt, "challenge"):
         assert f"final answer of the discussion: {shown}\n" in last_user(call)
-    assert result.final == "A" and recorded(result)["challenge"]["shown"] == shown
+    assert result.final == "A" and recorded(result)["challenges"][0]["shown"] == shown
 
 
 async def test_no_answer_means_nothing_to_challenge() -> None:
@@ -251,11 +257,13 @@ async def test_no_answer_means_nothing_to_challenge() -> None:
     ties = {(a, t): str(i) for t in (3, 4, 5) for i, a in enumerate(AGENTS)}
     script = Challenged({}, discussion=split)
     script.ballots = ties
-    rt, result = await debate(script, challenge="history", no_decision="none")
+    rt, result = await debate(
+        script, challenge="history", no_decision="none", challenge_no_answer="skip"
+    )
     assert result.final is None and not by_purpose(rt, "challenge")
-    stage = recorded(result)["challenge"]
+    [stage] = recorded(result)["challenges"]
     assert stage["shown"] is None and stage["verdicts"] == []
-    assert "the debate has no answer: nothing was asked" in dict(rt.infos)["challenge"]
+    assert "the debate has no answer: nothing was asked" in dict(rt.infos)["challenge: history"]
 
 
 @pytest.mark.parametrize(
@@ -329,7 +337,7 @@ async def test_challenge_figures_count_disagreements_and_score_new_answers() -> 
     assert wholes["challenges"]["verdicts"] == 2  # the abstention is no verdict
     assert wholes["challenge_abstentions"]["asked"] == 3
     assert wholes["new_answers_correct"]["new_answers"] == 2
-    assert (wholes["challenges"]["shown_correct"], wholes["challenges"]["shown_is_decided"]) == (
+    assert tuple(wholes["challenges"]["judged"]["solution"].values())[1:] == (
         False, True,
     )  # fmt: skip
     # the target is A: the decision was right, and both new answers lose it
@@ -340,7 +348,7 @@ async def test_challenge_figures_count_disagreements_and_score_new_answers() -> 
     _, wrong = await debate(Challenged({}, counterfeit="ANSWER: B"), challenge="wrong")
     assert isinstance(wrong.record, DecisionRecord)
     _, wholes = challenge_figures(wrong.record, CHOICE.fmt, Target("B"))
-    assert (wholes["challenges"]["shown_correct"], wholes["challenges"]["shown_is_decided"]) == (
+    assert tuple(wholes["challenges"]["judged"]["wrong"].values())[1:] == (
         True, False,
     )  # fmt: skip
     _, irrelevant = await debate(
@@ -348,7 +356,7 @@ async def test_challenge_figures_count_disagreements_and_score_new_answers() -> 
     )
     assert isinstance(irrelevant.record, DecisionRecord)
     _, wholes = challenge_figures(irrelevant.record, CHOICE.fmt, Target("B"))
-    assert (wholes["challenges"]["shown_correct"], wholes["challenges"]["shown_is_decided"]) == (
+    assert tuple(wholes["challenges"]["judged"]["irrelevant"].values())[1:] == (
         None, None,
     )  # fmt: skip
 
@@ -387,7 +395,7 @@ def test_challenge_on_the_simulated_model_in_inspect(run, setting: str) -> None:
     metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
     disagreed = verdicts = 0
     for sample in log.samples:
-        stage = sample.store["mad_tasks:debate"]["record"]["challenge"]
+        [stage] = sample.store["mad_tasks:debate"]["record"]["challenges"]
         assert stage["setting"] == setting and len(stage["verdicts"]) == 3
         kinds = [v["verdict"] for v in stage["verdicts"]]
         disagreed += kinds.count("disagree")

@@ -112,7 +112,7 @@ def test_the_record_says_which_pool_the_jurors_came_from(
         result, rt = run(judge)
         assert (result.options["persona_pool"], result.options["persona_source"]) == (pool, source)
         described = {p.description for p in POOL}
-        for prompt in prompts(rt, "juror"):
+        for prompt in prompts(rt, "juror", "vote"):
             persona = prompt.split("You are a juror: ")[1].split(". Above is")[0]
             assert (persona == GENERIC_JUROR) is (pool == "generic")
             assert (persona in described) is (pool != "generic")
@@ -165,7 +165,7 @@ def test_jurors_get_no_debiasing_lines_unless_asked(debiasing: bool) -> None:
     ):
         result, rt = run(judge)
         assert result.options["juror_debiasing"] is debiasing
-        jurors = prompts(rt, "juror")
+        jurors = prompts(rt, "juror", "vote")
         assert jurors
         assert all((d3.DEBIASING in p) is debiasing for p in jurors)
         assert all((d3.WEIGH_JUDGE in p) is not debiasing for p in jurors)
@@ -198,5 +198,6 @@ def test_the_new_options_are_checked_before_any_call_and_recorded() -> None:
         assert (defaults["advocate_stance"], defaults["juror_debiasing"]) == ("persuade", False)
         made = spec.factory("solver")(advocate_stance="truthful", juror_debiasing=True)
         assert (made.advocate_stance, made.jury.debiasing) == ("truthful", True)
-    # SAMRE's own rule is untouched by the new options
-    assert SamreOptions(advocate_stance="truthful").rule == StopRule()
+    # SAMRE's own rule is untouched by the new options: the code's, by default
+    code = StopRule(stopping="code", window=3, min_rounds=3)
+    assert SamreOptions(advocate_stance="truthful").rule == SamreOptions().rule == code

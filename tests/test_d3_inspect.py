@@ -132,8 +132,9 @@ def test_accurate_judges_agree_with_people(run) -> None:
     log = run(task, solver=samre(), model="madsim/x", model_args={"accuracy": 1.0})
     m = figures(log)
     assert (m["accuracy"], m["cohen_kappa"], m["tie"]) == (1.0, 1.0, 0.0)
-    # a perfect judge that never errs converges at round 2 on every pair
-    assert (m["rounds"], m["early_stop"]) == (2.0, 1.0)
+    # the code's window needs 3 rounds; the simulated totals jitter by a few points, which keeps
+    # some pairs going (a window whose gaps strictly rise or fall is not steady)
+    assert (m["rounds"], m["early_stop"]) == (3.5, 5 / 6)
 
 
 def test_judge_role_runs_on_its_own_model(run) -> None:
@@ -252,7 +253,8 @@ def test_samre_judge_grades_a_task_output_against_its_reference(run) -> None:
         jurors = {f"juror_{i}" for i in range(1, 6)}
         assert graded.metadata["by_role"].keys() == {"advocate_1", "judge", *jurors}
         roles = Counter(family(e.role) for e in events(sample, "model"))
-        assert roles["judge"] >= 2 and roles["juror"] == 5 and roles["agent"] == 1
+        # each juror votes once, and its vote is summarised (the authors' code)
+        assert roles["judge"] >= 2 and roles["juror"] == 2 * 5 and roles["agent"] == 1
 
 
 def test_more_judge_rescores_a_log_after_the_fact(run) -> None:
@@ -681,6 +683,10 @@ def test_a_sample_without_two_answers_is_an_error_naming_them() -> None:
         (lambda: samre(token_budget=0), "invalid solver option 'token_budget'"),
         (lambda: samre(decisive_gap=-1), "invalid solver option 'decisive_gap'"),
         (lambda: samre(tiebreak="judge"), "invalid solver option 'tiebreak'"),
+        (lambda: samre(advocate_order="random"), "invalid solver option 'advocate_order'"),
+        (lambda: samre(own_defence=True), "invalid solver option 'own_defence'"),
+        (lambda: samre(summaries="all"), "invalid solver option 'summaries'"),
+        (lambda: samre(summarize="yes"), "invalid solver option 'summarize'"),
         (lambda: single_judge(swap_resolution="coin"), "invalid solver option 'swap_resolution'"),
         (lambda: single_judge(retries=-1), "invalid solver option 'retries'"),
         (lambda: mt_bench_judge(data_path=str(PAIRS), ties="fold"), "invalid task option 'ties'"),

@@ -23,6 +23,7 @@ from mad_tasks.scorers.cortex_stats import FIGURES as CORTEX
 from mad_tasks.scorers.debate_stats import FIGURES as COSTS
 from mad_tasks.scorers.decision_stats import CHALLENGE_FIGURES
 from mad_tasks.scorers.decision_stats import FIGURES as DECISION
+from mad_tasks.scorers.failures import FLIP_FIGURES, round_name
 from mad_tasks.scorers.judge_metrics import FIGURES as JUDGE
 from mad_tasks.scorers.on_demand_stats import FIGURES as ON_DEMAND
 from mad_tasks.scorers.transitions import FIGURES as TRANSITIONS
@@ -43,6 +44,13 @@ OWN = {
 }
 EVERY_OWN = set().union(*OWN.values(), {f.name for f in JUDGE}, {f.name for f in CHALLENGE_FIGURES})
 SOLVERS = {"du_debate": du_debate, "voting": voting, "cortex": cortex, "on_demand": on_demand}
+
+
+def failing(rounds: int) -> set[str]:
+    """The failure figures of a sample whose record holds `rounds` rounds of answers."""
+    debated = {*FLIP_FIGURES, "correctness_change_per_round"} if rounds > 1 else set()
+    by_round = {round_name(r, level) for r in range(1, rounds + 1) for level in ("agent", "vote")}
+    return {"oracle_gap", *debated, *by_round}
 
 
 def listed(log: EvalLog) -> set[str]:
@@ -69,12 +77,14 @@ def no_nan(log: EvalLog) -> None:
 def test_a_plain_run_lists_the_transitions_its_own_figures_and_costs_only(run, method) -> None:
     log = run(strategyqa(data_path=str(STRATEGYQA)), solver=SOLVERS[method](), model="madsim/x")
     want = {"final_answer", *ANSWERING, *OWN[method], *(f.name for f in COSTS)} - {"cost"}
-    assert listed(log) == want
+    assert log.samples
+    # the failure figures of the rounds each sample's record holds (cortex and on_demand stop early)
+    failures = {s.id: failing(int(s.scores["rounds"].value)) for s in log.samples}
+    assert listed(log) == want.union(*failures.values())
     assert not (listed(log) & (EVERY_OWN - OWN[method]))  # no figure of another method
     no_nan(log)
-    assert log.samples
     for sample in log.samples:  # each sample: the figures of its run, and the run's label
-        assert set(sample.scores) == want | {METHOD}
+        assert set(sample.scores) == want | failures[sample.id] | {METHOD}
         assert sample.scores[METHOD].value == method
 
 

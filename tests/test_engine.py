@@ -147,7 +147,7 @@ async def test_self_consistency_samples_n_times_and_takes_the_majority() -> None
         ("1*1", Spend("calls", 1)),
         ("tokens:842", Spend("tokens", 842)),
         ("Dollars:0.00017", Spend("dollars", 0.00017)),
-        ("tokens:.5", Spend("tokens", 0.5)),
+        ("tokens:842.0", Spend("tokens", 842)),
     ],
 )
 def test_debate_budget(spec: str, spend: Spend) -> None:
@@ -157,7 +157,8 @@ def test_debate_budget(spec: str, spend: Spend) -> None:
 @pytest.mark.parametrize(
     "spec",
     ["banana", "3x", "0x2", "3x0", "-1x2", "3x2x1", "tokens:0", "tokens:-5", "tokens:1e3",
-     "tokens:", "dollars:1001", "tokens:1.2.3", "tokens:²", "euros:3", "tokens:nan"],
+     "tokens:", "dollars:1001", "tokens:1.2.3", "tokens:²", "euros:3", "tokens:nan",
+     "tokens:2.5", "tokens:.5", "tokens:841.5"],
 )  # fmt: skip
 def test_debate_budget_rejects_bad_specs(spec: str) -> None:
     with pytest.raises(ValueError, match="'match_debate'"):
@@ -372,7 +373,7 @@ async def test_debate_record_golden_values() -> None:
     }
     assert [a.answer for a in result.answers_in_round(2)] == ["no", "no", "yes"]
     assert result.options == {
-        "agents": 3, "rounds": 2, "sequential": False, "ties": "first_agent"
+        "agents": 3, "rounds": 2, "sequential": False, "ties": "first_agent", "peers": "others"
     }  # fmt: skip
 
 

@@ -15,11 +15,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import anyio
 import pytest
 from inspect_ai import Task
 from inspect_ai._util.registry import registry_lookup
 from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import registry_info
 from test_registry import fake_factory
@@ -31,6 +33,7 @@ from mad_tasks._inspect_compat import (
     active_generate_config,
     quiet_store,
     sample_state,
+    scoring_elapsed,
     short_names,
     task_name,
 )
@@ -92,6 +95,41 @@ def test_the_sample_accessors_read_the_running_sample(run) -> None:
         (2, "gold", "compat_probe"),
     ]
     assert all((c.temperature, c.seed) == (0.25, 7) for *_, c in seen)
+
+
+def test_scoring_elapsed_is_none_while_the_solver_runs_and_counts_from_its_end(run) -> None:
+    seen: dict[str, float | None] = {}
+
+    @solver
+    def slow() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            seen["solver"] = scoring_elapsed(0.0)
+            await anyio.sleep(0.3)
+            return state
+
+        return solve
+
+    @scorer(metrics=[])
+    def timed() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            seen["scoring, all"] = scoring_elapsed(0.0)  # the whole running time
+            seen["scoring"] = scoring_elapsed(0.3)  # less what the solver took
+            return Score(value=1)
+
+        return score
+
+    task = Task(dataset=[Sample(input="q", target="t")], solver=slow(), scorer=timed())
+    run(task, model="mockllm/model", time_limit=30)
+    assert seen["solver"] is None
+    assert seen["scoring, all"] is not None and 0.3 <= seen["scoring, all"] < 5
+    assert seen["scoring"] is not None and 0 <= seen["scoring"] < seen["scoring, all"]
+
+
+def test_scoring_elapsed_is_none_once_inspect_moves_its_limit_snapshot(monkeypatch) -> None:
+    import inspect_ai.util._limit as limits
+
+    monkeypatch.delattr(limits, "_sample_limit_data")
+    assert scoring_elapsed(0.0) is None
 
 
 # -- simulated moves -------------------------------------------------------------------------------

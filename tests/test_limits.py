@@ -168,7 +168,8 @@ def test_a_limit_ends_cortex_at_its_last_complete_round(run, look_ahead, token_l
 def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
     """MORE's 10 calls before the jury (the judge's feedback and scores among them) fit in 1,050
     tokens; the first juror's reply passes them, so the judge's scores decide (A), not the jury
-    that would have said B."""
+    that would have said B. (With look-ahead, the default, the jury is not started at all:
+    tests/test_budget_d3.py.)"""
     from inspect_ai.model import ModelOutput as Output
     from testdata import MT_BENCH_PAIRS
 
@@ -187,7 +188,7 @@ def test_a_limit_in_the_jury_leaves_mores_verdict_to_the_judge(run) -> None:
 
     model = get_model("mockllm/model", custom_outputs=output)
     task = mt_bench_judge(data_path=str(MT_BENCH_PAIRS))
-    log = run(task, solver=more(), model=model, limit=1, token_limit=1050)
+    log = run(task, solver=more(look_ahead=False), model=model, limit=1, token_limit=1050)
     result = record(log)
     assert result.final == "A" and result.stopped is not None
     assert (result.stopped.where, result.stopped.decided) == (

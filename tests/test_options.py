@@ -174,6 +174,7 @@ def templates(*names: str) -> list[tuple[Any, str]]:
 TOOL_LIST = "a list of tools from python, bash, text_editor, think, web_search, each once"
 ANSWERING: Cases = {
     "answer_format": choices("auto", *FORMATS),
+    "answer_form": choices("project", "authors"),
     "templates": templates("direct", "step_by_step", "reminder"),
     "debater": choices("generate", "react"),
     "tools": [(v, TOOL_LIST) for v in ("no_such_tool", ["python", "python"], 5, [1])],
@@ -182,6 +183,8 @@ ANSWERING: Cases = {
     "turn_tokens": optional(ints(1, 1_000_000_000)),
     **GENERATION,
 }
+# the round-based methods whose agents read each other's replies (engine/peers.py)
+PEERS: Cases = {"peers": choices("others", "self", "noise")}
 EMBEDDER: Cases = {
     "embedder": [
         (v, "hashing[/DIMENSIONS from 1 to 65536], sentence-transformers[/MODEL], openai[/MODEL]")
@@ -222,16 +225,24 @@ DISCUSSION: Cases = {
     "no_decision": choices("first_agent", "none"),
     "dedupe": bools(),
     "ci_context": choices("messages", "solutions"),
-    "challenge": choices("none", "solution", "history", "wrong", "irrelevant"),
+    "challenge": choices(
+        "none", "solution", "wrong", "irrelevant", "history", "information", "all"
+    ),
     "challenge_adopt": choices("never", "majority"),
     "challenge_irrelevant": choices("call", "fixed"),
+    "challenge_no_answer": choices("ask", "skip"),
+    "challenge_facts": optional(
+        [(v, "a non-empty string") for v in (5, "", " \n")], "no information variant"
+    ),
+    "challenge_facts_k": ints(1, 20),
     **EMBEDDER,
     **ANSWERING,
     "templates": templates("reminder"),
 }
 # what every discussion solver takes, then what the voting ones and the memory paradigm add
 SHARED = ("agents", "max_turns", "personas", "persona_calls", "extraction", "cot", "embedder", *ANSWERING,
-          "challenge", "challenge_adopt", "challenge_irrelevant")  # fmt: skip
+          "challenge", "challenge_adopt", "challenge_irrelevant", "challenge_no_answer",
+          "challenge_facts", "challenge_facts_k")  # fmt: skip
 VOTES = ("vote_turn", "points", "allow_fewer", "max_ranks", "simple_parse", "vote_retries",
          "no_decision", "dedupe")  # fmt: skip
 MEMORY = ("memory_window", "style")
@@ -271,6 +282,9 @@ MORE: Cases = {
 SAMRE: Cases = {
     "max_rounds": ints(1, 20),
     "stopping": choices("signed", "code"),
+    "summaries": choices("code", "used_only"),
+    "advocate_order": choices("sequential", "parallel"),
+    "own_defence": choices("hidden", "shown"),
     "eps": optional(positive(), "the preset's value"),
     "window": optional(ints(2, 20), "the preset's value"),
     "min_rounds": optional(ints(1, 20), "the preset's value"),
@@ -375,7 +389,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
                     v,
                     unset(
                         "AGENTSxROUNDS such as 3x2, with 1 to 32 agents and 1 to 20 rounds; "
-                        "tokens:N (N up to 100,000,000) or dollars:X (X up to 1,000), a "
+                        "tokens:N (N a whole number up to 100,000,000) or dollars:X (X up to 1,000), a "
                         "debate's spend per sample"
                     ),
                 )
@@ -405,6 +419,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "sequential": bools(),
             "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
     ),
@@ -474,6 +489,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             **pair_scorer("cross_encoder"),
             **EMBEDDER,
             **ANSWERING,
+            **PEERS,
             "templates": templates("reminder"),
         },
     ),
@@ -536,6 +552,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "sequential_reviews": bools(),
             "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("step_by_step", "reminder"),
         },
     ),
@@ -548,6 +565,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "rounds": ints(1, 20),
             "partition": choices("contiguous", "round_robin"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
     ),
@@ -560,6 +578,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "degree": ints(2, 31),
             "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
     ),
@@ -603,6 +622,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "shown": choices("top_two", "all"),
             "own_reply": choices("among_others", "apart"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("reminder"),
         },
     ),
@@ -615,6 +635,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "swap": bools(),
             "verdict": choices("vote", "scores"),
             **ANSWERING,
+            **PEERS,
             "templates": templates("reminder"),
         },
     ),

@@ -9,7 +9,7 @@ from scripted import by_round, debate
 
 from mad_tasks.engine.answers import Choice, FreeText, Math, Number, YesNo
 from mad_tasks.engine.content import Question
-from mad_tasks.engine.qualifiers import doubted, plain_after, plain_value, qualified
+from mad_tasks.engine.qualifiers import bounded, doubted, plain_after, plain_value, qualified
 from mad_tasks.engine.session import Problem
 
 CHOICE = Choice(("London", "Paris", "Rome", "maybe"))
@@ -103,6 +103,40 @@ def test_a_choice_with_a_hedge_or_a_condition_is_unreadable(said: str) -> None:
         "probably 73.",
         "I can't determine it, maybe 73",
         "73 (not sure)",
+        "not 73",
+        "never 73",
+        "close to 73",
+        "near 73",
+        "nearly 73",
+        "somewhere near 73",
+        "est. 73",
+        "estimated 73",
+        "an estimate of 73",
+        "73 (approx.)",
+        "73 (approx",
+        "73 (roughly, in all)",
+        "73 (give or take)",
+        "\\approx 73",
+        "\\sim 73",
+        "\\simeq 73",
+        "\\geq 73",
+        "\\ge 73",
+        "\\leq 73",
+        "\\le 73",
+        "\\gtrsim 73",
+        "\\lesssim 73",
+        "\\ne 73",
+        "\\neq 73",
+        "73 \\pm 2",
+        "73 \\mp 2",
+        ">= 73",
+        "<= 73",
+        "!= 73",
+        "x => 73",
+        "within 73",
+        "between 73",
+        "up to 73",
+        "73-ish",
     ],
 )
 def test_a_number_stated_as_a_bound_or_with_doubt_is_unreadable(said: str) -> None:
@@ -169,6 +203,11 @@ def test_a_choice_with_a_reason_or_its_text_stays_readable(said: str, expected: 
         ("3 + 4 = 7", "7"),
         ("73, because under 80 were sold", "73"),  # a bound word after the punctuation: a reason
         ("73. It took about an hour.", "73"),
+        ("73 (apples)", "73"),  # an aside of no bound
+        ("73 (\\leftarrow the sum)", "73"),  # a command that only opens like \\le
+        ("3 + 4 = 7 (exact)", "7"),
+        ("x == 7", "7"),
+        ("73, not 74, since the last box is empty", None),  # words after a comma: no reason
     ],
 )
 def test_a_plain_number_stays_readable(said: str, expected: str) -> None:
@@ -249,3 +288,106 @@ async def test_in_every_format_the_sure_agent_decides(fmt, sure: str, hedge: str
     _, result = await debate("du_debate", by_round(hedged, sure), problem, retries=0)
     assert result.final == fmt.parse(sure)
     assert [a.answer for a in result.answers if a.agent != "agent_1"] == [None] * 4
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "not 19",
+        "never 19",
+        "Not 19",
+        "about 19",
+        "around 19",
+        "approx. 19",
+        "approximately 19",
+        "roughly 19",
+        "circa 19",
+        "ca. 19",
+        "nearly 19",
+        "near 19",
+        "almost 19",
+        "close to 19",
+        "somewhere near 19",
+        "est. 19",
+        "estimated 19",
+        "estimate 19",
+        "between 19 and 20",
+        "at least 19",
+        "at most 19",
+        "more than 19",
+        "less than 19",
+        "fewer than 19",
+        "greater than 19",
+        "higher than 19",
+        "lower than 19",
+        "over 19",
+        "under 19",
+        "above 19",
+        "below 19",
+        "up to 19",
+        "within 19",
+        " ~19",
+        "≈ 19",
+        "< 19",
+        "> 19",
+        "≤ 19",
+        "≥ 19",
+        ">= 19",
+        "\\approx 19",
+        "\\sim 19",
+        "\\simeq 19",
+        "\\geq 19",
+        "\\ge 19",
+        "\\leq19",
+        "\\le 19",
+        "\\gtrsim 19",
+        "\\lesssim 19",
+        "\\ne 19",
+        "\\neq 19",
+        "19 (approx.)",
+        "19 approximately",
+        "19 roughly",
+        "19 est.",
+        "19 estimated",
+        "19 at least",
+        "19 or so",
+        "19 or more",
+        "19 or less",
+        "19 or fewer",
+        "19 or above",
+        "19 or below",
+        "19 or higher",
+        "19 or lower",
+        "19-ish",
+        "19 give or take",
+        "19+",
+        "19?",
+        "19? ",
+        "\\frac{1}{2}?.",
+        "19 (approx.) " + " " * 50,
+    ],
+)
+def test_a_math_result_that_opens_or_ends_as_a_bound_is_bounded(result: str) -> None:
+    assert bounded(result)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "19",
+        "x > 19",
+        "x \\geq 19",
+        "1 \\pm \\sqrt{2}",
+        "\\pm 2",
+        "\\left(1, 2\\right)",
+        "\\leftarrow",
+        "\\text{odd}",
+        "odd",
+        "nothing",  # "not" inside a word
+        "aboutness",
+        "x + y",
+        "(0, 1]",
+    ],
+)
+def test_a_plain_math_result_is_not_bounded(result: str) -> None:
+    assert not bounded(result)

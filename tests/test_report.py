@@ -22,7 +22,7 @@ from inspect_ai.solver import SolverSpec
 from testdata import STRATEGYQA
 
 from mad_tasks.cli import main
-from mad_tasks.compare import SolverChoice, fixed, parse_option, spend_per_sample
+from mad_tasks.compare import SolverChoice, parse_option, spend_per_sample
 from mad_tasks.debate_columns import DebateColumns, figure_columns
 from mad_tasks.log_tags import tag_logs
 from mad_tasks.logs_report import label_lines, pareto_front, read_report, write_report
@@ -177,9 +177,14 @@ def test_the_markdown_table_shows_each_row(log_dir: Path, out: Path) -> None:
 
 def test_the_html_page_holds_the_table_and_the_plot_and_fetches_nothing(out: Path) -> None:
     page = (out / "report.html").read_text(encoding="utf-8")
-    # the score against tokens, then against dollars (the priced model's runs only)
-    assert page.count("<table>") == 1 and page.count("<svg") == 2
-    tokens, dollars = page.split("<svg")[1:]
+    # the score against tokens, then against dollars (the priced model's runs only), then the
+    # paired differences, then the accuracy per round; the runs' table, then the paired differences'
+    assert page.count("<table>") == 2 and page.count("<svg") == 4
+    tokens, dollars, paired, rounds = page.split("<svg")[1:]
+    assert (
+        ">accuracy per round</text>" in rounds and ">single (madsim/priced), n=3</text>" in rounds
+    )
+    assert ": * McNemar p &lt; 0.05</text>" in paired  # the title says what the stars mark
     for solver, model in csv_rows(out):
         assert f"<td>{solver}</td>" in page and f"<td>{model}</td>" in page
         assert f">{solver}</text>" in tokens and f">{solver}</text>" in dollars  # named, as text
@@ -194,8 +199,14 @@ def test_the_html_page_holds_the_table_and_the_plot_and_fetches_nothing(out: Pat
 
 def test_the_pngs_are_the_plots(out: Path) -> None:
     pngs = sorted(out.glob("*.png"))
-    assert [p.name for p in pngs] == ["strategyqa-cost.png", "strategyqa.png"]
-    for png in pngs:
+    names = [
+        "strategyqa-cost.png",
+        "strategyqa-paired.png",
+        "strategyqa-rounds.png",
+        "strategyqa.png",
+    ]
+    assert [p.name for p in pngs] == names
+    for png in (out / "strategyqa-cost.png", out / "strategyqa.png"):
         data = png.read_bytes()
         assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR"
         assert struct.unpack(">II", data[16:24]) == (960, 660)  # 8 x 5.5 inches at 120 dpi
@@ -208,10 +219,12 @@ def test_without_matplotlib_the_tables_are_written_and_the_plots_left_out(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
     written = write_report(str(log_dir), tmp_path)
     assert written.plots_left_out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.csv", "report.html", "report.md"]
+    files = ["paired.csv", "report.csv", "report.html", "report.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == files
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "<svg" not in page and "matplotlib is not installed" in page
-    assert page.count("<tr>") + page.count('<tr class="pareto">') == 1 + 6
+    # the runs' table, then the paired differences' (three pairs of solvers on each model)
+    assert page.count("<tr>") + page.count('<tr class="pareto">') == (1 + 6) + (1 + 6)
 
 
 def test_a_directory_without_logs_is_an_error(tmp_path: Path) -> None:
@@ -388,13 +401,13 @@ def test_compare_runs_self_consistency_at_the_debates_spend_in_one_command(
         return sum(means[f] for f in ("input_tokens", "output_tokens", "cached_input_tokens",
                                       "cached_output_tokens"))  # fmt: skip
 
-    target = tokens(debate)
-    assert matched.eval.solver_args == {"match_debate": f"tokens:{fixed(target)}"}
+    target = round(tokens(debate))  # a mean per sample, matched to the nearest whole token
+    assert matched.eval.solver_args == {"match_debate": f"tokens:{target}"}
     # tagged as written: the eval list says what it matched
     assert matched.eval.tags == ["self_consistency match_debate=du_debate:tokens"]
     for sample in matched.samples or []:
         record = sample.store["mad_tasks:debate"]
-        assert record["options"]["matched"] == f"tokens:{float(fixed(target)):g}"
+        assert record["options"]["matched"] == f"tokens:{target}"
         spent = sum(c["input_tokens"] + c["output_tokens"] for c in record["calls"])
         per_chain = spent / record["options"]["samples"]
         # waves stop once one more chain (at the mean spend) would pass the debate's spend

@@ -84,17 +84,14 @@ EMPTY: dict[str, set[tuple[str, str]]] = {
     },
     # with only the solution shown no agent challenged the decision on MMLU: no new answer
     "seed004_challenge": {("Only Solution", "Improved: MMLU")},
-    # madsim's judge gives steady totals: most hearings stop by round 2 or 3, so on the first 2
-    # pairs of each category no hearing scored these rounds
+    # madsim's judge gives steady totals: every hearing runs the code's 3 rounds at least and
+    # most stop there, so on the first 2 pairs of these categories no hearing scored round 5
     "seed002_fig5": {
         ("D3-SAMRE", column)
         for column in (
-            "coding R3",
             "coding R5",
             "reasoning R5",
-            "writing R3",
-            "writing R5",
-            "roleplay R3",
+            "ethics R5",
             "roleplay R5",
             "math R5",
         )

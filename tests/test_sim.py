@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,7 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageUser, get_model
 from inspect_ai.scorer import Target
-from testdata import MT_BENCH_PAIRS, STRATEGYQA
+from testdata import FIXTURES, MT_BENCH_PAIRS, STRATEGYQA
 
 from mad_tasks.engine import prompts
 from mad_tasks.engine.answers import YesNo
@@ -60,7 +61,18 @@ from mad_tasks.models import sim as sim_module
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.pd3 import dup_pairwise, retrieval_at_k
 from mad_tasks.scorers.tod import tod_pairwise
-from mad_tasks.solvers import du_debate, listwise, llm_voting, more, pd3, pd3_feedback, voting
+from mad_tasks.solvers import (
+    du_debate,
+    listwise,
+    llm_voting,
+    more,
+    pd3,
+    pd3_feedback,
+    reconcile,
+    voting,
+)
+from mad_tasks.tasks.gsm_ic import gsm_ic
+from mad_tasks.tasks.mmlu import mmlu
 from mad_tasks.tasks.mt_bench_judge import mt_bench_judge
 from mad_tasks.tasks.paper_compare import paper_compare
 from mad_tasks.tasks.strategyqa import strategyqa
@@ -181,6 +193,45 @@ def test_a_reworded_du_debate_gets_the_same_answers(run, monkeypatch) -> None:
     for _, answers in outcome(after).values():
         first = [answer for agent, _, answer in answers if agent == "agent_1"]
         assert first[0] != first[1]
+
+
+@pytest.mark.parametrize(
+    ("make", "ends"),
+    [
+        (lambda: mmlu(data_path=str(FIXTURES / "mmlu.jsonl")), r"\n\n\([A-D]\)"),
+        (lambda: gsm_ic(data_path=str(FIXTURES / "gsm_ic.jsonl")), r"\n\n\\boxed\{[0-9]+\}"),
+    ],
+)
+def test_madsim_answers_in_the_authors_form_asked_for(run, make, ends: str) -> None:
+    """`-S answer_form=authors`: every reply states its answer in the form asked (Du et al.'s
+    `(X)` on a choice, `\\boxed{}` on a number), the form's reader reads it, and a sure model is
+    right."""
+    solver = du_debate(answer_form="authors")
+    log = run(make(), solver=solver, model="madsim/x", model_args={"accuracy": 1.0}, limit=2)
+    assert len(log.samples) == 2
+    for s in log.samples:
+        answers = s.store[STORE_KEY]["answers"]
+        assert len(answers) == 6
+        for a in answers:
+            assert re.fullmatch(rf"Simulated reasoning of agent_[1-3]: [^\n]*\.{ends}", a["text"])
+            assert a["answer"] == s.target and "ANSWER" not in a["text"]
+        assert s.store[STORE_KEY]["final"] == s.target
+
+
+def test_madsim_answers_alike_in_the_project_and_the_authors_form(run) -> None:
+    """ReConcile's object, confidences included, carries the same answers as the ANSWER line:
+    with every answer determined, the debates end alike."""
+    project = run(task(), solver=reconcile(), model="madsim/x", model_args=DETERMINED, limit=3)
+    authors = run(
+        task(),
+        solver=reconcile(answer_form="authors"),
+        model="madsim/x",
+        model_args=DETERMINED,
+        limit=3,
+    )
+    assert outcome(authors) == outcome(project)
+    replies = [a["text"] for s in authors.samples for a in s.store[STORE_KEY]["answers"]]
+    assert replies and all(json.loads(r)["confidence_level"] > 0 for r in replies)
 
 
 def test_a_reworded_voting_debate_gets_the_same_answers_and_ballots(run, monkeypatch) -> None:

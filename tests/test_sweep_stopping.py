@@ -208,3 +208,39 @@ def test_the_commands_refuse_a_bad_stop_or_batch_before_any_call(
         assert stopped.value.code == 2
         assert said in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_compare_gives_every_model_its_own_stop_and_passes_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["compare", "mad_tasks/strategyqa", "-T", f"data_path={STRATEGYQA}"]
+    args += ["--solver", "single", "--model", "madsim/a", "--model", "madsim/b", "--limit", "20"]
+    args += ["--max-samples", "1", "--stop-width", "0.6", "--stop-min-samples", "4"]
+    main([*args, "--batch", "5", "--log-dir", str(tmp_path)])
+    logs = [read_eval_log(str(f)) for f in sorted((tmp_path / "single").glob("*.eval"))]
+    assert sorted(log.eval.model for log in logs) == ["madsim/a", "madsim/b"]
+    for log in logs:
+        assert log.eval.model_generate_config.batch == 5
+        summary = log.results.early_stopping if log.results else None
+        assert summary is not None
+        # each run counted only its own samples: a shared manager would count both runs'
+        assert summary.metadata["samples_scored"] == len(log.samples or []) == 7
+        assert len(summary.early_stops) == 13
+    out = capsys.readouterr().out
+    assert out.count("/ single / madsim/") == 2 and "stopped early, 13 sample runs skipped" in out
+
+
+def test_compare_refuses_a_bad_stop_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["compare", "mad_tasks/strategyqa", "--solver", "single", "--model", "madsim/a"]
+    for extra, said in [
+        (["--stop-epochs-agree", "2"], "--stop-epochs-agree: got 2, allowed: an integer from 2 "),
+        (["--epochs", "0"], "--epochs: got 0, allowed: from 1 to 20"),
+        (["--max-samples", "0"], "--max-samples: got 0, allowed: >= 1"),
+    ]:
+        with pytest.raises(SystemExit) as stopped:
+            main([*args, *extra, "--log-dir", str(tmp_path)])
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

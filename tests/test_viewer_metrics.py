@@ -15,6 +15,7 @@ with `du_debate`, `voting` (+ `decision_stats`) and `cortex` (+ `cortex_stats`),
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from mad_tasks.scorers.cortex_stats import cortex_stats
 from mad_tasks.scorers.debate_stats import FIGURES as DEBATE_FIGURES
 from mad_tasks.scorers.debate_stats import debate_stats
 from mad_tasks.scorers.decision_stats import decision_stats
+from mad_tasks.scorers.failures import ROUND_FIGURES, round_name
 from mad_tasks.scorers.judge_metrics import judge_stats
 from mad_tasks.scorers.judges import samre_judge
 from mad_tasks.solvers import (
@@ -53,6 +55,7 @@ SCORERS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "scorers.md"
 PAPER_PAIRS = FIXTURES / "paper_compare" / "pairs.tsv"
 PD3 = FIXTURES / "pd3"  # 3 queries x 30 candidates, graded: 3 pairs of different levels
 LIMITS = {"tree_of_debate": 1}  # samples per log where 3 would be slow (its judges and baseline)
+ROUND_NAMES = {round_name(r, level) for r in range(1, ROUND_FIGURES) for level in ("agent", "vote")}
 # the figures that are shares, ratios or means of a sample's parts; every other one counts
 NOT_COUNTS = {
     "cost",  # dollars
@@ -66,6 +69,8 @@ NOT_COUNTS = {
     "calls_per_group",
     "pd3_score_a",
     "pd3_score_b",
+    "correctness_change_per_round",
+    *ROUND_NAMES,
 }
 METHOD = "mad_tasks/method"  # the method's label, a score the solvers write (no metrics)
 
@@ -179,7 +184,9 @@ def test_one_name_per_statistic_on_every_screen(logs: dict[str, EvalLog]) -> Non
         assert log.results is not None
         names = {s.name for s in log.results.scores}
         for sample in log.samples or []:
-            assert set(sample.scores) - {METHOD} == names
+            # a round's figures are absent where the debate ended before that round
+            assert names - set(sample.scores) <= ROUND_NAMES
+            assert set(sample.scores) - {METHOD} <= names
             for score in sample.scores.values():
                 for key, value in (score.metadata or {}).items():
                     if key in figures(log) and value is not None:
@@ -202,9 +209,13 @@ def test_every_figure_says_what_it_counts_and_is_documented(logs: dict[str, Eval
     page = SCORERS_PAGE.read_text(encoding="utf-8")
     for log in logs.values():
         for name in figures(log):
-            [explanation] = {s.scores[name].explanation for s in log.samples or []}
+            [explanation] = {
+                s.scores[name].explanation for s in log.samples or [] if name in s.scores
+            }
             assert explanation and explanation.endswith("."), name
-            assert f"`{name}`" in page, name
+            # a round's figure is documented once for every round
+            documented = re.sub(r"^round_\d+_", "round_<r>_", name)
+            assert f"`{documented}`" in page, name
 
 
 def test_the_families_cover_their_records() -> None:

@@ -5,19 +5,23 @@ points `more_arch` (3 advocates a side, one round, 5 jurors) and `samre_arch` (u
 Calls are keyed by what their prompt says, never by arrival (MORE's advocates run concurrently):
 - `advocate`: the side and seat the prompt names; side A's seats are agents 1-3, B's 4-6 (SAMRE:
   A 1, B 2), the round from the round the prompt is in;
-- `merge` (MORE): agent 1 for side A, 2 for B; `summary` (SAMRE): which text it condenses;
+- `merge` (MORE): agent 1 for side A, 2 for B;
+- SAMRE's summaries, by the reply they condense (its agent and round): `summary` of a defence,
+  `recap` of the judge's evaluation, `aside` of a juror's vote;
 - `feedback` (MORE's feedback-only judge call) and `score` (the scoring judge): agent 1;
 - `vote`: the juror's identity (the five fixed ones, in the code's order) as agents 2-6.
 A scenario's answers: (1, r) the judge's totals in round r as `"s1 s2"` (None: a reply with no
 score tuple); (2..6, 1) each juror's vote `A` or `B` (None: no readable vote). A reply carries
-both forms: the authors' tuple and our ANSWER line.
+both forms: the authors' tuple and our ANSWER line. SAMRE's advocates and judge are keyed by the
+round: one more than the latest judge's reply their prompt quotes, or the round the judge's
+prompt names.
 """
 
 from __future__ import annotations
 
 import re
 
-from replies import Call, Key, Keyer, Messages, Scenario, Script
+from replies import AGENTS, ROUNDS, Call, Key, Keyer, Messages, Scenario, Script
 from spec import Check, Method
 
 EGG = {
@@ -270,12 +274,13 @@ MORE = Method(
         ":(exclude)MetaGPT_LLM_advocates/metagpt/utils/index.html",
     ),
 )
-METHODS = (MORE,)
 
 
-# -- SAMRE: measured, not yet in METHODS (its fixture would fail: see docs/fidelity.md) --------
+# -- SAMRE ---------------------------------------------------------------------------------------
 
-ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+
+def ordinal(word: str) -> int:
+    return ROUNDS.index(word) + 1
 
 
 def samre_keyer() -> Keyer:
@@ -284,18 +289,16 @@ def samre_keyer() -> Keyer:
 
     def key(messages: Messages, script: Script) -> Key:
         text = last_user(messages)
-        judged = [ORDINAL[w] for w in re.findall(r"ref-score-[a-z]+-([a-z]+)", text)]
+        judged = [ordinal(w) for w in re.findall(r"ref-score-[a-z]+-([a-z]+)", text)]
         latest = max(judged, default=0)
-        if "Summarize the following content" in text or "Condense this argument" in text:
-            body = text.split("to summarize:", 1)[-1].split("[Argument]", 1)[-1]
+        if "Summarize the following content" in text or "Condense this" in text:
+            body = text.split("to summarize:", 1)[-1]
             found = re.search(r"ref-([a-z]+)-([a-z]+)-([a-z]+)", body)
             if found:
                 kind, agent, round_ = found.groups()
-                from replies import AGENTS
-
                 number = AGENTS.index(agent) + 1
                 named = {"advocate": "summary", "score": "recap", "vote": "aside"}
-                return Key(named.get(kind, "summary"), number, ORDINAL[round_])
+                return Key(named.get(kind, "summary"), number, ordinal(round_))
             return Key("summary", script.arrive("summary"), 1)
         if "fierce advocate defending this answer:" in text:
             side = side_of_answer(text)
@@ -324,7 +327,12 @@ SAMRE_SCENARIOS = (
     Scenario(
         "steady early",
         rounds("100 80", "101 80", "100 81", "100 80", "100 80", votes=FIVE_A),
-        "gaps 20, 21, 19: steady from round 2 (the paper's window) and round 3 (the code's)",
+        "unanimous A; gaps 20, 21, 19: steady at round 3 (the code's window of 3)",
+    ),
+    Scenario(
+        "clear B",
+        rounds("60 100", "61 100", "60 100", votes=("B", "B", "B", "B", "B")),
+        "the judge and every juror for B, steady at round 3",
     ),
     Scenario(
         "all rounds",
@@ -332,12 +340,77 @@ SAMRE_SCENARIOS = (
         "gaps widen every round: no window is steady, all five rounds run",
     ),
     Scenario(
+        "split",
+        rounds("100 80", "100 80", "100 80", votes=("A", "B", "B", "A", "B")),
+        "the judge for A, the jury 3-2 for B",
+    ),
+    Scenario(
         "jury tie",
         rounds("100 70", "100 70", "100 70", votes=("A", "B", "A", "B", None)),
         "steady, 2-2 with an unreadable vote: their tie goes to B",
     ),
+    Scenario(
+        "flip",
+        rounds("100 80", "80 100", "100 80", "80 100", "100 80", votes=("B", "B", "B", "A", "B")),
+        "the judge's winner flips every round: the code's absolute gaps (20, 20, 20) are "
+        "steady at round 3 (the paper's signed rule would go on); the jury votes B 4-1",
+    ),
+    Scenario(
+        "unreadable score",
+        rounds("100 80", None, "100 80", "100 80", "100 80", votes=("A", "B", None, "B", "A")),
+        "round 2 has no score tuple (theirs: (0, 0); ours: unscored), so no window is steady "
+        "before round 5; the jury ties 2-2 and the tie goes to B",
+    ),
+    Scenario(
+        "abstention",
+        rounds("90 80", "90 80", "90 80", votes=(None, None, None, None, None)),
+        "steady for A, no juror gives a vote",
+    ),
 )
-SAMRE_PENDING = Method(
+# SAMRE's checklist: the advocate, the judge, the jury, and the summarizer (of a defence, of the
+# judge's evaluation and of a vote: the code uses one prompt for all three)
+SAMRE_ADVOCATE = (
+    *ADVOCATE[:2],  # the question, its own and the opposing answer
+    Check("asks it to win the audience over", r"Convince the audience", r"Argue to win"),
+    Check("asks it to hold nothing back", r"don't hold back", r"as hard as you can"),
+    Check(
+        "argues on relevance, accuracy, depth, clarity and logic",
+        r"Relevance.*Accuracy.*Depth.*Clarity.*Logic",
+        r"relevance, accuracy, depth, clarity and reasoning",
+    ),
+    Check("bounds the defence at 100 words", r"100 words max", r"at most 100 words"),
+)
+SAMRE_SCORE = (
+    *SCORE[:2],  # both answers, impartially
+    Check(
+        "names the round and the round limit",
+        r"Current round: \d+\s*Max rounds: \d+",
+        r"This is round \d+ of at most \d+",
+    ),
+    Check(
+        "shows both defences",
+        r"Defense for 1st answer.*Defense for 2nd answer",
+        r"Defence of Answer A.*Defence of Answer B",
+    ),
+    *SCORE[2:4],  # six criteria from 1 to 20, a pair each
+    Check(
+        "asks for feedback to each advocate in 50 words",
+        r"feedback for each advocate \(50 words each\)",
+        r"Feedback A:.*at most 50 words",
+    ),
+    SCORE[-1],  # the two totals
+)
+SAMRE_VOTE = (
+    *VOTE,
+    Check("shows every round", r"--- Round 1 ---", r"\nRound 1\n"),
+)
+SUMMARY = (
+    Check("bounds the summary at 50 words", r"50 words or less", r"at most 50 words"),
+    Check("asks to keep the scores", r"scores tuples, return them", r"any scores it cites"),
+    Check("asks to begin directly", r"Start summarization directly", r"Begin directly"),
+    Check("shows only the text it condenses", r"\A(?!.*boil an egg)", r"\A(?!.*boil an egg)"),
+)
+SAMRE = Method(
     id="samre",
     solver="samre",
     repo=MORE.repo,
@@ -349,11 +422,21 @@ SAMRE_PENDING = Method(
     task="mt_bench_judge",
     question={**EGG, "label": "A"},
     authors_question={**EGG, "protocol": "samre", "rounds": 5},
-    options={"retries": 0, "stopping": "code", "summarize": True},
+    options={"retries": 0},
     scenarios=SAMRE_SCENARIOS,
     keyer=samre_keyer,
     say=d3_reply,
     kind_of=more_kind,
+    differs={"abstention": MORE.differs["abstention"]},
+    checks={
+        "advocate": SAMRE_ADVOCATE,
+        "summary": SUMMARY,
+        "score": SAMRE_SCORE,
+        "recap": SUMMARY,
+        "vote": SAMRE_VOTE,
+        "aside": SUMMARY,
+    },
     prompt_of=lambda call: last_user(call.messages),
     paths=MORE.paths,
 )
+METHODS = (MORE, SAMRE)

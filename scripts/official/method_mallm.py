@@ -12,10 +12,16 @@ the role in its system message. The kinds, by what the prompt asks (the same rea
 - `candidate`: a voting candidate's extraction in the agent's persona, round = the vote's turn;
 - `ballot`: a ballot, round = the vote's turn; it votes for the first candidate that gives the
   agent's own answer of that turn (0-indexed, as both number them);
-- `verdict` / `new answer` / `wrong`: the challenge stage; `debate`: a discussion message, round =
-  the agent's messages so far + 1.
+- `verdict` / `new answer` / `wrong`: the challenge stage (round = the variant, in the order both
+  run them: solution, wrong, irrelevant, history, information); an agent agrees when the answer
+  shown is its own last answer; `debate`: a discussion message, round = the agent's messages so
+  far + 1.
 Extraction, candidate and ballot replies carry no marker (the solution text is quoted onward as
 the current solution and as candidates; a marker there would count as seeing the extraction).
+
+The challenge ids (`voting_challenge`, ...) run all five variants on both sides; their decision is
+the final answer and each variant's new answers (`challenge_decision`), the facts those of
+drivers/mallm_facts.txt on both sides.
 
 Scenario answers: "A" proposes or disagrees with answer A, "=A" agrees ([AGREE]) holding A, None
 gives no answer and neither word (MALLM counts that as disagreement, as ours does).
@@ -24,14 +30,17 @@ gives no answer and neither word (MALLM counts that as disagreement, as ours doe
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from replies import AGENTS, Call, Key, Messages, Scenario, Script, markers_in
 from spec import Check, Method
 
 ROLE = re.compile(r"(?:Your role:|persona is called) ([A-Z][a-z]+) expert")
 SOLUTION = re.compile(r"Solution (\d+): (.*?)(?=\n\s*Solution \d+:|\Z)", re.DOTALL)
-LETTER = re.compile(r"\(([A-D])\)")
+LETTER = re.compile(r"\(?([A-D])\)")  # "(B)" (their extraction's) or "B) ..." (ours)
+VARIANTS = ("solution", "wrong", "irrelevant", "history", "information")  # the order both run
 _BALLOTS: dict[tuple[int, int], int] = {}  # (agent, turn) -> the candidate its ballot names
 _VERDICTS: dict[tuple[str, int], bool] = {}  # (kind, agent) -> agrees with the answer shown
 
@@ -43,7 +52,7 @@ def _kind(messages: Messages) -> str:
         return "persona"
     if re.search(r"incorrect or wrong response|deliberately wrong", whole):
         return "wrong"
-    if re.search(r"You dont agree|You do not agree with the final answer", last):
+    if re.search(r"You dont agree|You do not agree with this final answer", last):
         return "new answer"
     if re.search(r"exact word .?AGREE", last):
         return "verdict"
@@ -97,9 +106,10 @@ def mallm_keyer():
         own = _answer(script, agent, last)
         shown_at = re.search(r"final answer[^:]*: '?(.*)", messages[-1]["content"], re.DOTALL)
         letters = LETTER.findall(shown_at.group(1)) if shown_at else []
-        n = script.arrive(f"{kind}-{agent}")
+        if kind == "new answer":  # after its verdict: the same variant
+            return Key(kind, agent, script.arrivals.get(f"verdict-{agent}", 1))
         _VERDICTS[(kind, agent)] = bool(own) and letters[:1] == [own]
-        return Key(kind, agent, n)
+        return Key(kind, agent, script.arrive(f"{kind}-{agent}"))
 
     return key
 
@@ -128,7 +138,30 @@ def mallm_say(key: Key, answer: str | None) -> str:
 
 
 def mallm_kind(call: Call) -> str:
+    if call.key.kind in ("verdict", "new answer"):
+        return f"{call.key.kind}: {VARIANTS[call.key.round - 1]}"
     return call.key.kind
+
+
+def mallm_prompt(call: Call) -> str:
+    """The text a check searches: a challenge call's whole prompt (their task and facts stand in
+    system messages, ours before the discussion shown), else its last message."""
+    if call.key.kind in ("verdict", "new answer", "wrong"):
+        return "\n".join(m["content"] for m in call.messages)
+    return str(call.messages[-1]["content"])
+
+
+def challenge_decision(debate: Mapping[str, Any]) -> str | None:
+    """Our decision and each variant's new answers, as the driver writes theirs: one mark per
+    agent, - (no DISAGREE), the new answer's letter, ? (none readable)."""
+    final = debate["final"]
+    stages = {c["setting"]: c["verdicts"] for c in debate["record"]["challenges"]}
+
+    def mark(v: Mapping[str, Any]) -> str:
+        return "-" if v["verdict"] != "disagree" else v["new_answer"] or "?"
+
+    parts = [f"{v} {''.join(mark(x) for x in stages.get(v, []))}" for v in VARIANTS]
+    return "; ".join([str(final), *parts])
 
 
 def table(agents: int, *turns: str) -> dict[tuple[int, int], str | None]:
@@ -233,7 +266,8 @@ VOTING = Method(
         "bert-score); the checkout is put on sys.path and the run's own imports are installed",
         "sentence_transformers and torch: a fake module (the scheduler builds two "
         "SentenceTransformers at start-up for features that are off)",
-        "contextplus.context returns a fixed facts text (the challenge's Wikipedia retrieval)",
+        "contextplus.context returns the text of drivers/mallm_facts.txt (the challenge's "
+        "Wikipedia retrieval; our side reads the same file, challenge_facts)",
         "datasets.load_dataset raises (never reached: the input is a local .json file)",
         "bert_score and evaluate (imported by their evaluator, which the judge agent imports): "
         "stand-ins (bert_score needs torch); no metric of theirs but the multiple-choice one runs",
@@ -316,4 +350,74 @@ CI = replace(
     },
 )  # fmt: skip
 
-METHODS = (VOTING, CONSENSUS, AAD, CI)
+
+def challenge_checks() -> dict[str, tuple[Check, ...]]:
+    """Per challenge call kind (the verdict and the new answer of each variant, the wrong answer):
+    what their prompt instructs, searched in the whole prompt (`mallm_prompt`)."""
+    task = Check("states the task's question and options", r"A\) Oxygen", r"A\) Oxygen")
+    verdict = (
+        task,
+        Check("asks to evaluate the answer critically", r"critically evaluate",
+              r"Evaluate this answer critically"),
+        Check("asks for the exact word AGREE, or DISAGREE to challenge",
+              r"exact word 'AGREE'.*exact word 'DISAGREE'", r"exact word AGREE.*exact word DISAGREE"),
+    )  # fmt: skip
+    new = (
+        task,
+        Check("says the agent does not agree with the final answer", r"You dont agree",
+              r"You do not agree with this final answer"),
+        Check("asks for a new answer to the question", r"provide a new answer",
+              r"Give a new answer"),
+        Check("asks for the answer's letter", r"Include the letter", r"one of the letters"),
+    )  # fmt: skip
+    shown = {
+        "solution": Check("shows the discussion's final answer",
+                          r"discussion: '(\(?[A-D]\)|No answer was provided)",
+                          r"discussion: ([A-D]\)|The discussion gave no answer)"),
+        "wrong": Check("shows the wrong answer in its place", r"discussion: '\(D\)",
+                       r"discussion: D\)"),
+        "irrelevant": Check("shows the irrelevant answer in its place",
+                            r"discussion: 'I\) I don't know", r"discussion: I\) I don't know"),
+        "history": Check("shows the discussion before the answer",
+                         r"discussion to the current point.*ref-debate.*final answer",
+                         r"discussion that led to it.*ref-debate.*final answer"),
+        "information": Check("shows the retrieved facts", r"additional information.*Retrieved facts",
+                             r"Additional information.*Retrieved facts"),
+    }  # fmt: skip
+    checks: dict[str, tuple[Check, ...]] = {
+        "wrong": (task, Check("asks for a deliberately wrong answer", r"deliberately incorrect",
+                              r"deliberately wrong")),
+    }  # fmt: skip
+    for variant, item in shown.items():
+        checks[f"verdict: {variant}"] = (*verdict, item)
+        checks[f"new answer: {variant}"] = (*new, item)
+    return checks
+
+
+CHALLENGE = {
+    "options": {"challenge": "all", "challenge_facts": "scripts/official/drivers/mallm_facts.txt"},
+    "config": {"challenge_final_results": True},
+}
+
+
+def challenged(method: Method, first: str = "split") -> Method:
+    """`method` with MALLM's challenge stage on (`challenge_final_results`): all five variants.
+    `first`: a scenario where someone disagrees in every variant, run first (run.py's checklist
+    is the first scenario's)."""
+    return replace(
+        method,
+        id=f"{method.id}_challenge",
+        authors_question={**method.authors_question,
+                          "config": {**method.authors_question["config"], **CHALLENGE["config"]}},
+        options={**method.options, **CHALLENGE["options"]},
+        scenarios=tuple(sorted(method.scenarios, key=lambda s: s.name != first)),
+        checks={**method.checks, **challenge_checks()},
+        prompt_of=mallm_prompt,
+        decision_of=challenge_decision,
+    )  # fmt: skip
+
+
+METHODS = (
+    VOTING, CONSENSUS, AAD, CI,
+    challenged(VOTING), challenged(CONSENSUS, "no agreement"), challenged(AAD), challenged(CI),
+)  # fmt: skip

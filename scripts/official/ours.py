@@ -37,7 +37,10 @@ def run_ours(method: Method, model: str | Model, **eval_args: Any) -> str | None
     )
     if log.status != "success" or not log.samples:
         raise RuntimeError(f"our {method.solver} run failed: {log.error}")
-    final = log.samples[0].store["mad_tasks:debate"]["final"]
+    debate = log.samples[0].store["mad_tasks:debate"]
+    if method.decision_of is not None:
+        return method.decision_of(debate)
+    final = debate["final"]
     return None if final is None else str(final)
 
 

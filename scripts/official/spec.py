@@ -58,6 +58,9 @@ class Method:
     # more arguments of our side's inspect eval() (e.g. score=False: a task whose scorers call
     # a judge model, which the script does not answer)
     eval_options: Mapping[str, Any] = field(default_factory=dict)
+    # our decision from the run's debate record (None: its final answer), where the authors'
+    # driver reports more than the final answer (MALLM's challenge: each variant's new answers)
+    decision_of: Callable[[Mapping[str, Any]], str | None] | None = None
 
 
 def round_kind(call: Call) -> str:

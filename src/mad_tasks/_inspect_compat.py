@@ -38,6 +38,23 @@ def task_name() -> str | None:
         return None
 
 
+def scoring_elapsed(solver_time: float) -> float | None:
+    """Seconds since the running sample's scoring began, while Inspect scores it: Inspect then
+    shows the limits as they were when the solver ended, and scores within half the time limit.
+    Read as the sample's running time less the `solver_time` its solver used. None while the
+    solver runs, outside a sample, and when Inspect's internals moved (a scorer's calls then see
+    the time left at the solver's end)."""
+    try:
+        from inspect_ai.log._samples import sample_active
+        from inspect_ai.util._limit import _sample_limit_data
+    except ImportError:
+        return None
+    active = sample_active()
+    if active is None or _sample_limit_data.get() is None:
+        return None
+    return max(0.0, float(active.running_time) - solver_time)
+
+
 def sample_state() -> TaskState | None:
     """The running sample's state: the simulated model reads its target and its epoch. None outside
     a sample, and when Inspect's internals moved: the simulator then draws as in epoch 0 (every

@@ -6,11 +6,14 @@ that need nothing beyond Inspect itself.
 """
 
 # ruff: noqa: F401
+import sys
+
 from .models.providers import madsim
 from .scorers.answers import final_answer
 from .scorers.cortex_stats import cortex_stats
 from .scorers.debate_stats import debate_stats
 from .scorers.decision_stats import decision_stats
+from .scorers.failures import failure_figures
 from .scorers.judge_metrics import judge_agreement
 from .scorers.judges import more_judge, samre_judge
 from .scorers.longbench import longbench_score
@@ -46,3 +49,8 @@ from .tasks.project_dup_pairs import project_dup_pairs
 from .tasks.squad_v2 import squad_v2
 from .tasks.strategyqa import strategyqa
 from .tasks.tool_math import tool_math
+
+# the Inspect Scout scanners (`scout scan mad_tasks/debate_failures`), only where Scout is running:
+# an eval does not pay for importing it
+if "inspect_scout" in sys.modules:
+    from . import scanners

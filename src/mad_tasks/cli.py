@@ -49,11 +49,14 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _add_report_commands(commands: Any) -> None:
     report = commands.add_parser(
         "report",
-        help="compare the runs of a log directory: tables, an accuracy-vs-tokens plot",
+        help="compare the runs of a log directory: tables, an accuracy-vs-tokens plot, paired "
+        "differences with bootstrap intervals and McNemar p",
         description="Per task, a table of solver x model (headline score with stderr, samples, "
         "calls, tokens spent and cached per sample, cost where Inspect priced the run) as "
         "report.md, report.csv and a self-contained report.html, and an accuracy-vs-tokens plot "
-        "with the Pareto front (in the HTML and as <task>.png; needs mad-tasks[report]).",
+        "with the Pareto front (in the HTML and as <task>.png; needs mad-tasks[report]); for every "
+        "two solvers on one model, the paired difference with its 95% bootstrap interval and "
+        "McNemar's exact p (printed, in the tables, paired.csv and <task>-paired.png).",
     )
     report.add_argument("log_dir", help="a directory of Inspect logs, read recursively")
     report.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
@@ -93,7 +96,10 @@ def _add_report_commands(commands: Any) -> None:
         "-S", action="append", default=[], metavar="NAME=VALUE", help="an option for every solver"
     )
     compare.add_argument("--limit", type=int, help="samples per run")
+    compare.add_argument("--epochs", type=int, help="epochs per run (Inspect's --epochs)")
+    compare.add_argument("--max-samples", type=int, help="samples of a run at once")
     _add_prices(compare)
+    _add_sweep_options(compare)
     compare.add_argument("--log-dir", required=True, help="the comparison's log directory")
     compare.add_argument("--out", help="where to write the report (default: LOG_DIR/report)")
     _add_reproduce_command(commands)
@@ -217,6 +223,7 @@ def _add_prices(command: Any) -> None:
 
 def _report(log_dir: str, out: str | None) -> int:
     from .logs_report import write_report  # pandas and matplotlib load only for this command
+    from .paired_report import line
 
     if not Path(log_dir).is_dir():
         print(f"mad-tasks report: {log_dir}: no such directory", file=sys.stderr)
@@ -229,6 +236,9 @@ def _report(log_dir: str, out: str | None) -> int:
     if not written.report.tables:
         print(f"no finished logs under {log_dir}")
         return 1
+    for pairs in written.report.pairs.values():
+        for pair in pairs:
+            print(line(pair))
     for path in written.files:
         print(f"wrote {path}")
     return 0
@@ -236,10 +246,16 @@ def _report(log_dir: str, out: str | None) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from .compare import ModelChoice, SolverChoice, compare, parse_model_roles, parse_options
+    from .reproduce import MAX_RUNS
 
     try:
         if args.model_cost_config:  # refused by name before any run
             apply_prices(args.model_cost_config)
+        stopping, batch = sweep_options(args)
+        if args.epochs is not None and not 1 <= args.epochs <= MAX_RUNS:
+            raise ValueError(f"--epochs: got {args.epochs}, allowed: from 1 to {MAX_RUNS}")
+        if args.max_samples is not None and args.max_samples < 1:
+            raise ValueError(f"--max-samples: got {args.max_samples}, allowed: >= 1")
         runs = compare(
             args.task,
             [SolverChoice.parse(text) for text in args.solver],
@@ -250,6 +266,10 @@ def _compare(args: argparse.Namespace) -> int:
             model_roles=parse_model_roles(args.model_role),
             limit=args.limit,
             model_cost_config=args.model_cost_config,
+            stopping=stopping,
+            **({"epochs": args.epochs} if args.epochs else {}),
+            **({"max_samples": args.max_samples} if args.max_samples else {}),
+            **batch,
         )
     except (ValueError, LookupError) as error:  # an option or name refused before any model call
         print(f"mad-tasks compare: {error}", file=sys.stderr)

@@ -36,7 +36,7 @@ from decimal import Decimal
 from typing import Any
 
 import yaml
-from inspect_ai import eval_set
+from inspect_ai import Task, eval_set, task_with
 from inspect_ai.log import EvalLog
 from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create, registry_info
@@ -47,6 +47,7 @@ from .engine.panels import panels, refusal
 from .engine.records import TOKEN_FIGURES
 from .log_tags import PREFIX, role_text, run_tags
 from .scorers.debate_stats import dollars_per_sample
+from .sweep_stopping import StopRule, SweepStopping
 
 
 def parse_option(text: str, flag: str) -> tuple[str, Any]:
@@ -341,7 +342,9 @@ def matched_eval_sets(
                     f"{matched.label!r} on {column.label} has no {matched.unit} per sample to "
                     f"match ({why})"
                 )
-            own = {**args, "match_debate": f"{matched.unit}:{fixed(spend)}"}
+            whole = matched.unit == "tokens"  # a token spend is whole: the nearest, at least 1
+            amount = str(max(1, round(spend))) if whole else fixed(spend)
+            own = {**args, "match_debate": f"{matched.unit}:{amount}"}
             # tagged as the user wrote it (the eval list says what it matched); its options and
             # record hold the spend
             done, made = run(Group((column,), group.roles), own, passed=args, allow_dirty=True)
@@ -363,15 +366,19 @@ def compare(
     task_args: Mapping[str, Any] | None = None,
     solver_args: Mapping[str, Any] | None = None,
     model_roles: Mapping[str, str | Sequence[str]] | None = None,
+    stopping: StopRule | None = None,
     **eval_set_args: Any,
 ) -> list[SolverRun]:
     """Run `task` with each solver on every model (a model, or a panel: a list of models, see
     `ModelChoice`), one eval set per solver in `log_dir/<solver folder>` (and one per panel
     beside it); `solver_args` go to every solver (its own options win), `model_roles` bind roles
-    for every run (a list: a panel), and `eval_set_args` (`limit`, `display`, ...) go to every
+    for every run (a list: a panel), `stopping` gives every run its own early-stopping manager
+    (`sweep_stopping.py`), and `eval_set_args` (`limit`, `batch`, `display`, ...) go to every
     `eval_set`."""
     if not solvers or not models:
         raise ValueError("compare needs at least one --solver and one --model")
+    if stopping is not None:
+        stopping.check(eval_set_args.get("epochs") or 1)
     columns = [m if isinstance(m, ModelChoice) else ModelChoice.parse(m) for m in models]
     roles = {r: m if isinstance(m, str) else list(m) for r, m in (model_roles or {}).items()}
     shared = dict(solver_args or {})
@@ -384,7 +391,9 @@ def compare(
         matched = matching(choice, list(runs))
         # eval sets that share the folder leave each other's logs alone
         many = len(groups) > 1
-        run = functools.partial(eval_set_of, task, folder, choice, task_args, eval_set_args)
+        run = functools.partial(
+            eval_set_of, task, folder, choice, task_args, eval_set_args, stopping
+        )
         if matched is not None:
             done = matched_eval_sets(matched, runs[matched.label], groups, args, run)
             runs[choice.label] = replace(done, solver=choice, log_dir=folder)
@@ -407,6 +416,7 @@ def eval_set_of(
     choice: SolverChoice,
     task_args: Mapping[str, Any] | None,
     eval_set_args: Mapping[str, Any],
+    stopping: StopRule | None,
     group: Group,
     args: dict[str, Any],
     passed: dict[str, Any] | None = None,
@@ -414,12 +424,19 @@ def eval_set_of(
 ) -> tuple[bool, list[EvalLog]]:
     """One solver's eval set over a group of models in `folder`, with `args` as its options and
     the group's role bindings; the run is tagged with them, or with `passed`, as the user gave
-    them, where they differ. `allow_dirty`: other eval sets share the folder."""
+    them, where they differ. `allow_dirty`: other eval sets share the folder. With a stop rule,
+    the task has an early-stopping manager, and the group's models run one after another (a
+    manager follows one run at a time; it starts afresh with each)."""
     named = args if passed is None else passed
     roles = {"model_roles": group.roles} if group.roles else {}
-    dirty = {"log_dir_allow_dirty": True} if allow_dirty else {}
+    dirty: dict[str, Any] = {"log_dir_allow_dirty": True} if allow_dirty else {}
+    tasks: str | Task = task
+    if stopping is not None and stopping.active:
+        made = registry_create("task", task, **dict(task_args or {}))
+        tasks = task_with(made, early_stopping=SweepStopping(stopping))
+        dirty = {**dirty, "max_tasks": 1}
     return eval_set(
-        task,
+        tasks,
         log_dir=folder,
         model=[column.main for column in group.models],
         task_args=dict(task_args or {}),

@@ -39,7 +39,7 @@ from inspect_ai.util import (
 )
 from pydantic import ValidationError
 
-from ._inspect_compat import active_generate_config, quiet_store
+from ._inspect_compat import active_generate_config, quiet_store, scoring_elapsed
 from .engine.content import Msg
 from .engine.embeddings import Embedder, PairScorer, load_embedder, load_pair_scorer
 from .engine.limits import LimitReached
@@ -245,6 +245,9 @@ def deadline(kind: str, early: float = 0.0) -> Deadline | None:
     limit = None if limits is None else limits.time if kind == "time" else limits.working
     if limit is None or limit.limit is None:
         return None
+    if kind == "time" and (scoring := scoring_elapsed(limit.usage)) is not None:
+        budget = limit.limit / 2  # Inspect's own limit on scoring, from the solver's end
+        return Deadline(budget - time_reserve(budget) - early - scoring, kind, budget)
     left = limit.limit - time_reserve(limit.limit) - early - limit.usage
     return Deadline(left, kind, limit.limit)
 

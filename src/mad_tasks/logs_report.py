@@ -6,7 +6,11 @@ panel a run ran on as its model, `[madsim/y,madsim/z]`: `log_tags.panel_model`):
 score with its stderr, the samples, and per sample the model calls, the tokens spent and served
 from Inspect's cache, and the cost where Inspect priced the run. Written as markdown and CSV, and
 as a self-contained HTML page (the table and the plot as inline SVG, nothing fetched) with a PNG of
-each task's plot: score against tokens per sample, the Pareto front marked.
+each task's plot: score against tokens per sample, the Pareto front marked. Every two solvers run
+on the same task and model are compared sample by sample (`paired_report.py`): the paired
+difference with its bootstrap interval and McNemar's p, in the tables, paired.csv and a plot.
+The failure figures (`scorers/failures.py`) add the oracle gap and the flips per sample to the
+tables, and their accuracy per round a plot per task (`rounds_report.py`).
 
 The logs are read with Inspect's own dataframes: `evals_df` for each log's header (the headline,
 the usage and its cost), `samples_df` with `DebateColumns` for the debate figures of each sample.
@@ -22,7 +26,7 @@ import io
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -37,12 +41,19 @@ from inspect_ai.analysis import (
 from inspect_ai.log import EvalLog, read_eval_log, read_eval_log_sample_summaries
 
 from ._inspect_sample import STORE_KEY
-from .debate_columns import DebateColumns
+from .debate_columns import DebateColumns, figure_columns
 from .engine.records import DebateResult
 from .engine.transitions import TRANSITIONS
 from .log_tags import labelled, model_label, run_label
-from .scorers.figures import Missing
-from .scorers.transitions import reading_of
+from .paired_report import COLUMNS as PAIR_COLUMNS
+from .paired_report import PAIRED_RULE, Pair, read_pairs
+from .paired_report import cells as pair_cells
+from .paired_report import plot as plot_pairs
+from .paired_report import write_csv as write_pairs_csv
+from .rounds_report import ROUND_NAMES, ROUNDS_RULE, Curve, curve, left_out
+from .rounds_report import plot as plot_rounds
+from .scorers import failures, transitions
+from .scorers.figures import Missing, Reading
 
 HEADLINE_RULE = (
     "Score: each log's headline metric as Inspect resolves it (the task's declared headline metric, "
@@ -68,6 +79,14 @@ TRANSITIONS_RULE = (
     "is right or wrong. No answer is wrong. A log scored without `transitions()` has them computed "
     "from its debate records, by the same function and without a model call; blank for a method "
     "that answers with no answer (a summary, a ranking)."
+)
+FAILURES_RULE = (
+    "Failures (`failure_figures()`, docs/failure-figures.md), means over the samples that have "
+    "them: oracle gap the share of samples whose final answer is wrong while some agent's answer "
+    "in some round was right; conformity, persuasion and instability the agents' answer changes "
+    "per sample to the previous round's plurality, to a peer's other answer, and to an answer no "
+    "peer held. – where they do not apply (flips need two rounds; a judge, a summary or a ranking "
+    "has none). A log written before them has them computed from its debate records."
 )
 PARETO_RULE = (
     "Pareto front: the rows no other row of the task beats, i.e. none uses at most as many tokens "
@@ -106,6 +125,11 @@ class Row:
     wrong_to_right: float | None = None
     right_to_wrong: float | None = None
     wrong_to_wrong: float | None = None
+    # `failure_figures()`: means over the samples that have them
+    oracle_gap: float | None = None
+    conformity_flips: float | None = None
+    persuasion_flips: float | None = None
+    instability_flips: float | None = None
 
     @property
     def spent_tokens(self) -> float | None:
@@ -125,6 +149,10 @@ class Row:
 class Report:
     tables: dict[str, list[Row]]  # task (with its -T options) -> its rows
     notes: list[str]  # logs left out, and why
+    # task -> every two solvers on one model compared sample by sample (`paired_report.py`)
+    pairs: dict[str, list[Pair]] = field(default_factory=dict)
+    # task -> each row's accuracy per round, in the rows' order (`rounds_report.py`)
+    curves: dict[str, list[Curve]] = field(default_factory=dict)
 
 
 def _sum(a: float | None, b: float | None) -> float | None:
@@ -160,6 +188,12 @@ def _run_cost(log: EvalLog) -> float | None:
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
+def _early_stops(log: EvalLog) -> int:
+    """The sample runs an early-stopping manager skipped (`sweep_stopping.py`)."""
+    summary = log.results.early_stopping if log.results else None
+    return len(summary.early_stops) if summary else 0
+
+
 def _solver_label(log: EvalLog) -> str:
     """The run's label, as `mad-tasks tag` gives it, but for the roles bound to the panel the run
     ran on as its model (the model column names it): a finished run's says what cut it short."""
@@ -177,6 +211,7 @@ EVAL_COLUMNS = [
     EvalColumn("solver_label", path=_solver_label),
     EvalColumn("model_label", path=model_label),
     EvalColumn("run_cost", path=_run_cost),
+    EvalColumn("early_stops", path=_early_stops),
 ]
 FIGURES = (
     "calls",
@@ -188,6 +223,11 @@ FIGURES = (
 )
 FIRST = ("first_majority_correct", "first_verdict_correct")  # a log's samples have one of them
 OUTCOMES = (*FIRST, "final_correct", *TRANSITIONS)
+FLIPS = ("conformity_flips", "persuasion_flips", "instability_flips")
+FAILURES = ("oracle_gap", *FLIPS, *ROUND_NAMES)
+# the figures a log may lack, each family with the function that reads them from a record
+FROM_RECORDS = ((OUTCOMES, transitions.reading_of), (FAILURES, failures.reading_of))
+Values = dict[str, list[float]]  # figure -> its values over a log's samples that have it
 
 
 def read_report(log_dir: str) -> Report:
@@ -201,51 +241,68 @@ def read_report(log_dir: str) -> Report:
         if key in kept:
             notes.append(f"left out {kept[key]['log']}: a newer log has the same run")
         kept[key] = e
-    figures = _figures_by_log({e["eval_id"]: e["log"] for e in kept.values()})
+    notes += [
+        f"{e['task_label']} / {e['solver_label']} / {e['model_label']}: stopped early, "
+        f"{e['early_stops']} sample runs skipped ({e['log']})"
+        for e in kept.values()
+        if e["early_stops"]
+    ]
+    values = _values_by_log({e["eval_id"]: e["log"] for e in kept.values()})
     tables: dict[str, list[Row]] = {}
     for e in kept.values():
-        tables.setdefault(e["task_label"], []).append(_row(e, figures.get(e["eval_id"], {})))
-    return Report({task: _with_front(rows) for task, rows in sorted(tables.items())}, notes)
+        tables.setdefault(e["task_label"], []).append(_row(e, values.get(e["eval_id"], {})))
+    fronted = {task: _with_front(rows) for task, rows in sorted(tables.items())}
+    pairs = {task: p for task, rows in fronted.items() if (p := read_pairs(task, rows))}
+    by_log = {e["log"]: values.get(e["eval_id"], {}) for e in kept.values()}
+    curves = {task: [curve(r.solver, r.model, by_log[r.log]) for r in rows]
+              for task, rows in fronted.items()}  # fmt: skip
+    return Report(fronted, notes, pairs, curves)
 
 
-def _figures_by_log(logs: Mapping[str, str]) -> dict[str, dict[str, float | None]]:
-    """Per log (eval id -> its path), each figure's mean over the samples that have it; the
-    transitions of a log scored without them are computed from its records."""
-    values: dict[str, dict[str, list[float]]] = {}
+def _values_by_log(logs: Mapping[str, str]) -> dict[str, Values]:
+    """Per log (eval id -> its path), each figure's values over the samples that have it; the
+    transitions or the failure figures of a log scored without them are computed from its
+    records."""
+    names = FIGURES + OUTCOMES + FAILURES
+    values: dict[str, Values] = {eval_id: {f: [] for f in names} for eval_id in logs}
     if logs:
-        for sample in samples_df(list(logs.values()), columns=DebateColumns).to_dict("records"):
-            by_figure = values.setdefault(sample["eval_id"], {f: [] for f in FIGURES + OUTCOMES})
-            for figure in FIGURES + OUTCOMES:
+        columns = DebateColumns + figure_columns(*FAILURES)
+        for sample in samples_df(list(logs.values()), columns=columns).to_dict("records"):
+            by_figure = values[sample["eval_id"]]
+            for figure in names:
                 if _is_number(sample[figure]):
                     by_figure[figure].append(float(sample[figure]))
     for eval_id, by_figure in values.items():
-        if not any(by_figure[f] for f in OUTCOMES):
-            by_figure.update(_outcomes_from_records(logs[eval_id]))
-    return {
-        eval_id: {f: sum(v) / len(v) if v else None for f, v in by_figure.items()}
-        for eval_id, by_figure in values.items()
-    }
+        lacking = [(wanted, read) for wanted, read in FROM_RECORDS
+                   if not any(by_figure[f] for f in wanted)]  # fmt: skip
+        if lacking:
+            by_figure.update(_from_records(logs[eval_id], lacking))
+    return values
 
 
-def _outcomes_from_records(log: str) -> dict[str, list[float]]:
-    """The transitions of each sample of `log` as `transitions()` would score them, from the
-    debate record in its store (the full samples are read: the summaries do not hold it)."""
-    outcomes: dict[str, list[float]] = {f: [] for f in OUTCOMES}
+Reader = Callable[[DebateResult | None, Sequence[str], Mapping[str, Any], Sequence[str]],
+                  Reading | Missing]  # fmt: skip
+
+
+def _from_records(log: str, families: Sequence[tuple[Sequence[str], Reader]]) -> Values:
+    """The figures of each family of each sample of `log` as its scorers would score them, from
+    the debate record in its store (the full samples are read: the summaries do not hold it)."""
+    values: Values = {f: [] for wanted, _ in families for f in wanted}
     for sample in read_eval_log(log).samples or []:
         try:
             result = DebateResult.from_dict(sample.store.get(STORE_KEY))
         except (ValueError, TypeError, KeyError, AttributeError):  # none, or another version's
             continue
         target = [sample.target] if isinstance(sample.target, str) else sample.target
-        choices = sample.choices or []
-        got = reading_of(result, choices, sample.metadata or {}, target)
-        if isinstance(got, Missing):
-            continue
-        for figure in OUTCOMES:
-            value = got.values[figure]
-            if not isinstance(value, Missing):
-                outcomes[figure].append(float(value))
-    return outcomes
+        for wanted, read in families:
+            got = read(result, sample.choices or [], sample.metadata or {}, target)
+            if isinstance(got, Missing):
+                continue
+            for figure in wanted:
+                value = got.values[figure]
+                if not isinstance(value, Missing):
+                    values[figure].append(float(value))
+    return values
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:
@@ -257,7 +314,8 @@ def finite(value: object) -> float | None:
     return float(value) if _is_number(value) else None
 
 
-def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
+def _row(e: Mapping[str, Any], values: Values) -> Row:
+    figures = {f: sum(v) / len(v) if v else None for f, v in values.items()}
     samples = int(e["completed_samples"] or 0)
     run_cost, score = finite(e["run_cost"]), finite(e["score_headline_value"])
     headline = " ".join(str(e[k]) for k in ("score_headline_score", "score_headline_metric"))
@@ -283,6 +341,10 @@ def _row(e: Mapping[str, Any], figures: Mapping[str, float | None]) -> Row:
         wrong_to_right=figures.get("wrong_to_right"),
         right_to_wrong=figures.get("right_to_wrong"),
         wrong_to_wrong=figures.get("wrong_to_wrong"),
+        oracle_gap=figures.get("oracle_gap"),
+        conformity_flips=figures.get("conformity_flips"),
+        persuasion_flips=figures.get("persuasion_flips"),
+        instability_flips=figures.get("instability_flips"),
     )
 
 
@@ -333,6 +395,11 @@ def _rate(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}"
 
 
+def _absent(value: float | None, shown: Callable[[float], str]) -> str:
+    """A failure figure's cell: – where it does not apply."""
+    return "–" if value is None else shown(value)
+
+
 def _score(row: Row) -> str:
     if row.score is None:
         return ""
@@ -355,6 +422,10 @@ COLUMNS = (
     "W→R",
     "R→W",
     "W→W",
+    "oracle gap",
+    "conformity",
+    "persuasion",
+    "instability",
     "Pareto",
     "Pareto ($)",
 )
@@ -372,6 +443,8 @@ def _cells(row: Row) -> list[str]:
         _number(row.cached_tokens),
         "" if row.cost is None else f"{row.cost:.3g}",
         *(_rate(getattr(row, f)) for f in ("first_correct", "final_correct", *TRANSITIONS)),
+        _absent(row.oracle_gap, _rate),
+        *(_absent(getattr(row, f), "{:.2f}".format) for f in FLIPS),
         "yes" if row.pareto else "",
         "yes" if row.pareto_cost else "",
     ]
@@ -381,15 +454,23 @@ def _markdown_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _markdown_table(columns: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return [*lines, *("| " + " | ".join(_markdown_cell(c) for c in r) + " |" for r in rows), ""]
+
+
 def to_markdown(report: Report, log_dir: str) -> str:
     lines = [f"# Methods compared: `{log_dir}`", ""]
     lines += [HEADLINE_RULE, "", TOKENS_RULE, "", COST_RULE, "", TRANSITIONS_RULE, ""]
-    lines += [PARETO_RULE, ""]
+    lines += [FAILURES_RULE, "", PARETO_RULE, "", PAIRED_RULE, "", ROUNDS_RULE, ""]
     for task, rows in report.tables.items():
-        lines += [f"## {task}", "", "| " + " | ".join(COLUMNS) + " |"]
-        lines.append("|" + "---|" * len(COLUMNS))
-        lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(r)) + " |" for r in rows]
-        lines.append("")
+        lines += [f"## {task}", ""]
+        lines += _markdown_table(COLUMNS, [_cells(r) for r in rows])
+        if task in report.pairs:
+            lines += ["Paired differences:", ""]
+            lines += _markdown_table(PAIR_COLUMNS, [pair_cells(p) for p in report.pairs[task]])
+        if (missing := _left_out(report, task)) is not None:
+            lines += [missing, ""]
     lines += [f"- {note}" for note in report.notes]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -428,7 +509,14 @@ def prose(text: str) -> str:
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(pieces))
 
 
-RULES = (HEADLINE_RULE, TOKENS_RULE, COST_RULE, TRANSITIONS_RULE, PARETO_RULE)
+RULES = (HEADLINE_RULE, TOKENS_RULE, COST_RULE, TRANSITIONS_RULE, FAILURES_RULE, PARETO_RULE,
+         PAIRED_RULE, ROUNDS_RULE)  # fmt: skip
+
+
+def _left_out(report: Report, task: str) -> str | None:
+    """The sentence naming the task's runs without accuracy per round."""
+    names = point_labels(r.solver for r in report.tables[task])
+    return left_out(report.curves.get(task, []), names)
 
 
 def to_html(report: Report, log_dir: str, plots: Mapping[str, Sequence[str]]) -> str:
@@ -447,7 +535,15 @@ def to_html(report: Report, log_dir: str, plots: Mapping[str, Sequence[str]]) ->
             parts.append('<tr class="pareto">' if r.pareto else "<tr>")
             parts += [f"<td>{e(c)}</td>" for c in _cells(r)] + ["</tr>"]
         parts.append("</tbody></table>")
+        if task in report.pairs:
+            parts += ["<p>Paired differences:</p>", "<table><thead><tr>"]
+            parts += [f"<th>{e(c)}</th>" for c in PAIR_COLUMNS] + ["</tr></thead><tbody>"]
+            for p in report.pairs[task]:
+                parts += ["<tr>", *(f"<td>{e(c)}</td>" for c in pair_cells(p)), "</tr>"]
+            parts.append("</tbody></table>")
         parts += [f"<figure>{svg}</figure>" for svg in plots.get(task, ())]
+        if (missing := _left_out(report, task)) is not None:
+            parts.append(f"<p>{prose(missing)}</p>")
     if not plots:
         parts.append("<p>Plots left out: matplotlib is not installed (mad-tasks[report]).</p>")
     parts += [f"<p>{prose(note)}</p>" for note in report.notes] + ["</body></html>\n"]
@@ -584,14 +680,17 @@ class Written:
 
 
 def write_report(log_dir: str, out_dir: str | Path) -> Written:
-    """Read the logs under `log_dir`; write report.md, report.csv, report.html and a PNG per task
-    into `out_dir`."""
+    """Read the logs under `log_dir`; write report.md, report.csv, report.html, paired.csv (when
+    runs pair) and the PNGs of each task into `out_dir`."""
     report = read_report(log_dir)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.md", out / "report.csv", out / "report.html"]
     files[0].write_text(to_markdown(report, log_dir), encoding="utf-8")
     write_csv(report, files[1])
+    if report.pairs:
+        write_pairs_csv((p for pairs in report.pairs.values() for p in pairs), out / "paired.csv")
+        files.append(out / "paired.csv")
     plots: dict[str, list[str]] = {}
     try:
         import matplotlib  # noqa: F401
@@ -608,5 +707,17 @@ def write_report(log_dir: str, out_dir: str | Path) -> Written:
                 figure.savefig(out / f"{stem}{spend.suffix}.png", format="png", dpi=120)
                 plots.setdefault(task, []).append(_svg(figure))
                 files.append(out / f"{stem}{spend.suffix}.png")
+            if task in report.pairs:
+                names = point_labels(r.solver for r in rows)
+                figure = plot_pairs(task, report.pairs[task], names)
+                figure.savefig(out / f"{stem}-paired.png", format="png", dpi=120)
+                plots.setdefault(task, []).append(_svg(figure))
+                files.append(out / f"{stem}-paired.png")
+            curves = report.curves.get(task, [])
+            if any(c.points for c in curves):
+                figure = plot_rounds(task, curves, point_labels(r.solver for r in rows))
+                figure.savefig(out / f"{stem}-rounds.png", format="png", dpi=120)
+                plots.setdefault(task, []).append(_svg(figure))
+                files.append(out / f"{stem}-rounds.png")
     files[2].write_text(to_html(report, log_dir, plots), encoding="utf-8")
     return Written(report, files, plots_left_out)

@@ -9,11 +9,13 @@ Shims (each listed in docs/fidelity.md), all stand-ins for modules the run impor
 needs for a model call:
 1. `sentence_transformers` and `torch`: a fake module whose SentenceTransformer loads nothing (the
    scheduler builds two at start-up for persona diversity and paraphrase confidence, both off);
-2. `contextplus.context` returns a fixed "facts" text (their challenge's Wikipedia retrieval);
+2. `contextplus.context` returns the text of `mallm_facts.txt` beside this driver (their
+   challenge's Wikipedia retrieval; our side reads the same file, `challenge_facts`);
 3. `datasets.load_dataset` is never reached (the input is a local .json file) and raises;
 4. `bert_score` and `evaluate` (imported by their evaluator, which their judge agent imports;
    bert_score needs torch): stand-ins, unused by the multiple-choice scorer; the decision is the
-   letter their `MultiChoiceBoolean` scorer credits in the final answer.
+   letter their `MultiChoiceBoolean` scorer credits in the final answer (with the challenge on,
+   followed by each variant's new answers: `challenge_decision`).
 """
 
 import json
@@ -41,7 +43,8 @@ def shim_modules() -> None:
     torch = types.ModuleType("torch")
     torch.Tensor = object
     ctx = types.ModuleType("contextplus")
-    ctx.context = lambda text: "Retrieved facts: plants take in carbon dioxide."
+    facts = (Path(__file__).resolve().parent / "mallm_facts.txt").read_text().strip()
+    ctx.context = lambda text: facts
     ds = types.ModuleType("datasets")
 
     def load_dataset(*args, **kwargs):
@@ -57,6 +60,25 @@ def shim_modules() -> None:
         ("contextplus", ctx), ("datasets", ds), ("bert_score", bert), ("evaluate", evaluate),
     ):  # fmt: skip
         sys.modules[name] = module
+
+
+VARIANTS = {  # their record's fields, in the order their coordinator runs the variants
+    "solution": "challenged_answers", "wrong": "challenged_answers_wrong",
+    "irrelevant": "challenged_answers_irrelevant", "history": "challenged_answers_history",
+    "information": "challenged_answers_additional_information",
+}  # fmt: skip
+
+
+def challenge_decision(decision, challenged, credited):
+    """The decision and each variant's new answers, one mark per agent: - (no DISAGREE), the
+    letter their scorer credits in the new answer, ? (none); as method_mallm.py writes ours."""
+
+    def mark(answer):
+        return "-" if answer is None else credited(answer) or "?"
+
+    parts = [f"{v} {''.join(mark(a) for a in (challenged.get(f) or {}).values())}"
+             for v, f in VARIANTS.items()]  # fmt: skip
+    return "; ".join([str(decision), *parts])
 
 
 def main():
@@ -98,10 +120,13 @@ def main():
         return hits[0] if len(hits) == 1 else None
 
     challenged = out.get("challengedAnswers") or {}
+    decision = credited(out["finalAnswer"])
+    if question.get("config", {}).get("challenge_final_results"):
+        decision = challenge_decision(decision, challenged, credited)
     print(
         json.dumps(
             {
-                "decision": credited(out["finalAnswer"]),
+                "decision": decision,
                 "final_answer": out["finalAnswer"],
                 "decision_success": out["decisionSuccess"],
                 "turns": out["turns"],

@@ -1,7 +1,8 @@
 """Answer formats: how to ask for a final answer, find it in messy model text, normalise and render it.
 
 Every format asks for a last line `ANSWER: ...`. Extraction prefers the last such line, then a few
-explicit phrasings ("the answer is ..."), then a format-specific fallback. Nothing is guessed: text
+explicit phrasings ("the answer is ...", unless they report another's answer), then a
+format-specific fallback; a value stated but refused there ends the search. Nothing is guessed: text
 with no recognisable answer, an answer stated with doubt, a refusal, a condition or as a bound
 (`qualifiers.py`: one rule for every format), or an absurd value gives None, which callers retry
 and finally record as an abstention.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 
 from . import latex
-from .qualifiers import doubted, plain_after, plain_value, qualified
+from .qualifiers import bounded, doubted, plain_after, plain_value, qualified
 
 FORMATS = ("choice", "yesno", "number", "text", "math")
 MAX_DIGITS = latex.MAX_DIGITS  # a longer number is no answer (int() refuses over 4,300 digits)
@@ -38,6 +39,17 @@ _MARKER = re.compile(
 _PHRASE = re.compile(r"(?i)\banswer[^\S\n]++(?:is|would[^\S\n]++be)\b[^\S\n]*+:?(?P<rest>[^\n]*)")
 _NEXT_LINE = re.compile(r"\S[^\n]*")
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+# a question mark right after a box: "\boxed{32}?" is asked, not stated
+_ASKED = re.compile(r"[ \t$*]*+\?")
+# reported speech just before "answer is": the answer another agent or solution gave ("One other
+# solution suggests the answer is 45", "Agent 2's answer is 45"), not the reply's own
+_REPORTED = re.compile(
+    r"(?i)(?:\b(?:(?:suggest|claim|state|argue|propose|assert|insist|report|maintain|contend"
+    r"|believe)(?:s|e?d)?|says?|said|thinks?|thought)[^\S\n]++(?:that[^\S\n]++)?(?:the[^\S\n]++)?"
+    r"|\w['’]s[^\S\n]++|\b(?:their|his|her|your)[^\S\n]++)(?:final[^\S\n]++)?\Z"
+)
+REPORT_WINDOW = 60  # characters before "answer" that can hold reported speech
+_DIGIT = re.compile(r"[0-9]")
 # a number as written: digits with commas and points in any order, validated by _WELL_FORMED
 _NUMBER = re.compile(r"(?:(?<!\w)-)?\.?[0-9][0-9.,]*")
 _WELL_FORMED = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)?(?:\.[0-9]+)?")
@@ -95,11 +107,18 @@ def _candidates(text: str) -> tuple[list[str], bool]:
     if last is not None:
         found = [_stated(text, last)]
     else:
-        found = [m.group(1) for m in _BOXED.finditer(text)][::-1]
+        # a box followed by "?" keeps it: the value was asked, not stated
+        boxes = _BOXED.finditer(text)
+        found = [m.group(1) + ("?" if _ASKED.match(text, m.end()) else "") for m in boxes][::-1]
         phrases = _PHRASE.finditer(text, *span)  # pragma: no mutate (equivalent: see above)
-        found += [_stated(text, m) for m in phrases][::-1]
+        found += [_stated(text, m) for m in phrases if not _reported(text, m.start())][::-1]
     cleaned = (_short(f) for f in found)
     return [c for c in cleaned if c and not _NOT_KNOWING.fullmatch(_norm_text(c))], last is not None
+
+
+def _reported(text: str, start: int) -> bool:
+    """Whether the "answer is" phrase at `start` reports another's answer."""
+    return _REPORTED.search(text, max(0, start - REPORT_WINDOW), start) is not None
 
 
 def _short(text: str | None) -> str | None:
@@ -136,12 +155,19 @@ class AnswerFormat(ABC):
         """A last look at the whole text when no marked answer parsed."""
         return None
 
+    def stated(self, candidate: str) -> bool:
+        """Whether a candidate that `parse` refused still states a value of this format (a
+        range, a bound, a hedged number): then it is the reply's answer, and unreadable."""
+        return False
+
     def extract(self, text: str) -> str | None:
         candidates, marked = _candidates(text)
         for candidate in candidates:
             answer = self.parse(candidate)
             if answer is not None:
                 return answer
+            if self.stated(candidate):
+                return None  # a refused last value: an earlier one is no longer the answer
         # an ANSWER line that cannot be read is the reply's answer: nothing else overrides it
         return None if marked else self.fallback(text)
 
@@ -176,6 +202,10 @@ class YesNo(AnswerFormat):
         # a reply whose first line opens with a standalone yes/no states its answer
         first = _short(m.group(0)) if (m := _NEXT_LINE.search(text)) else None
         return self.parse(first) if first else None
+
+
+# a letter alone, as a choice is asked for: "C", "(C)", "C)"
+_LETTER_ALONE = re.compile(r"\(?[A-Z]\)?")
 
 
 @dataclass(frozen=True)
@@ -215,7 +245,14 @@ class Choice(AnswerFormat):
         return None
 
     def fallback(self, text: str) -> str | None:
-        return self.parse(short) if (short := _short(text)) else None
+        # the closing line decides: a letter alone ("(C)", "**C.**") in a reply of any length; in
+        # a short reply, any reading of its last line before its opening ("(A) looks right, but
+        # ...\n(C) Rome": the reply changed its mind)
+        closing = _strip_decoration(text.rstrip().rpartition("\n")[2]).rstrip(".")
+        if _LETTER_ALONE.fullmatch(closing):
+            return self.parse(closing)
+        short = _short(text)
+        return (self.parse(closing) or self.parse(short)) if short else None
 
     def describe(self, answer: str) -> str:
         idx = self.letters.index(answer)
@@ -232,10 +269,11 @@ class Number(AnswerFormat):
         )
 
     def parse(self, candidate: str) -> str | None:
-        if qualified(candidate):
+        # "3 + 4 = 7": the result; ">= 7", "<= 7" and "!= 7" are bounds; a Unicode minus is a minus
+        before, _, after = candidate.rpartition("=")
+        if qualified(candidate) or before.endswith(("<", ">", "!")):
             return None
-        # "3 + 4 = 7": the result; a Unicode minus is a minus
-        text = candidate.rpartition("=")[2].replace("$", "").replace("−", "-")
+        text = after.replace("$", "").replace("−", "-")
         m = _NUMBER.search(text)
         if m is None:
             return None
@@ -245,6 +283,10 @@ class Number(AnswerFormat):
         if not plain_value(text, m.start(), end):
             return None
         return normalise_number(raw)
+
+    def stated(self, candidate: str) -> bool:
+        # a number or a qualification: "12-14", "not 19", "about 19", "19?"
+        return _DIGIT.search(candidate) is not None or qualified(candidate)
 
     def fallback(self, text: str) -> str | None:
         # only a reply whose last line is a bare number; "step 2 ... I can't decide" is no answer
@@ -286,12 +328,19 @@ class Math(AnswerFormat):
         # result holding one is unreadable here too (a superscript ² is no decimal digit)
         if doubted(candidate) or any(c.isdecimal() and not c.isascii() for c in candidate):
             return None
-        return latex.strip_math(candidate) or None
+        result = latex.strip_math(candidate)
+        # a negated, approximate or bounded result is none ("not 19", "\approx 19", "19?")
+        return latex.read_result(result) if result and not bounded(result) else None
+
+    def stated(self, candidate: str) -> bool:
+        # any candidate but a template echoed from the prompt ("\boxed{answer}")
+        return not latex.template(latex.strip_math(candidate))
 
     def fallback(self, text: str) -> str | None:
-        # a boxed result anywhere in the reply, nested braces included
-        boxed = _short(latex.last_boxed(text))
-        return self.parse(boxed) if boxed else None
+        # a boxed result anywhere in the reply, nested braces included; "\boxed{...}?" is asked
+        content, end = latex.last_box(text)
+        boxed = _short(content)
+        return self.parse(boxed) if boxed and not _ASKED.match(text, end) else None
 
     def key(self, answer: str) -> str:
         return latex.normalise(answer)

@@ -27,6 +27,24 @@ _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _TOKEN = re.compile(r"\S+")
 MAX_DIGITS = 100  # a longer number is compared as written, not as a value
 MAX_NESTING = 8  # braces inside a box deeper than this are no readable answer
+SENTENCE_WORDS = 4  # a result with this many words (of two letters or more) is a sentence
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}+")  # a word, not a LaTeX command
+_DIGIT = re.compile(r"[0-9]")
+# a prompt's placeholder echoed: "answer", "<result>", "[your final answer]", "..."
+_TEMPLATE = re.compile(
+    r"(?i)[<\[(]?+\s*+(?:(?:your|the|my|final)\s++)*+(?:answer|result)s?+\s*+[>\])]?+|\.{3}|…"
+)
+# arithmetic on numbers only: what "30 * 3 = 90" holds before its last "=" (a chain included)
+_ARITHMETIC = re.compile(r"(?:[0-9\s.,+\-*/×÷()^{}=]|\\(?:times|cdot|div|[dt]?frac))*+")
+# a number followed by one to three unit words: "48 calories", "12 square feet"
+_UNITS = re.compile(
+    r"(?P<number>-?[0-9][0-9,]*+(?:\.[0-9]++)?)[^\S\n]++(?P<words>(?:[A-Za-z]{2,}+[^\S\n]*+){1,3})"
+)
+# words after a number that change its value or join it to another: no units
+_NOT_UNITS = frozenset((
+    "hundred", "thousand", "million", "billion", "trillion", "dozen", "squared", "cubed",
+    "factorial", "pi", "times", "plus", "minus", "and", "or", "to", "over", "of",
+))  # fmt: skip
 
 
 def _balanced(depth: int) -> str:
@@ -41,18 +59,45 @@ _GROUP = re.compile(_balanced(MAX_NESTING))
 def last_boxed(text: str) -> str | None:
     """The content of the last \\boxed{...} or \\fbox{...} (braces balanced, at most MAX_NESTING
     deep), or of `\\boxed 5`."""
+    return last_box(text)[0]
+
+
+def last_box(text: str) -> tuple[str | None, int]:
+    """The content of the last box (`last_boxed`) and where the box ends (0 without one)."""
     box = None
     for box in _BOX.finditer(text):  # noqa: B007 (the loop keeps the last match)
         pass
     if box is None:
-        return None
+        return None, 0
     i = box.end()
     if not text.startswith("{", i):
         # "\boxed 5": the box holds the next token
         token = _TOKEN.match(text, i)
-        return (token.group(0).rstrip("$.") or None) if box.group(1) and token else None
+        if not (box.group(1) and token):
+            return None, 0
+        return token.group(0).rstrip("$.") or None, token.end()
     group = _GROUP.match(text, i)
-    return group.group(0)[1:-1].strip() if group else None  # unbalanced: no answer
+    return (group.group(0)[1:-1].strip(), group.end()) if group else (None, 0)  # unbalanced
+
+
+def template(result: str) -> bool:
+    """Whether a result only echoes a prompt's template ("answer", "<result>", "your answer")."""
+    return _TEMPLATE.fullmatch(_TEXT.sub(r"\1", result)) is not None
+
+
+def read_result(result: str) -> str | None:
+    """A stated math result as an answer: the value after "=" of plain arithmetic ("30 * 3 = 90"
+    is 90), a number without the unit words after it ("48 calories" is 48); None for a template
+    echo or a sentence ("After the purchase, Joe will have no money left over.")."""
+    if template(result) or len(_WORD.findall(_TEXT.sub(r"\1", result))) >= SENTENCE_WORDS:
+        return None
+    lhs, _, rhs = result.rpartition("=")
+    if _ARITHMETIC.fullmatch(lhs) and _DIGIT.search(lhs) and rhs.strip():
+        result = rhs.strip()
+    units = _UNITS.fullmatch(result)
+    if units and not _NOT_UNITS.intersection(units["words"].lower().split()):
+        return units["number"]
+    return result
 
 
 def strip_math(answer: str) -> str:

@@ -40,10 +40,20 @@ def within_limits(
             calls = list(session.calls)
             # the call the limit refused, or the reply that passed it (recorded, discarded)
             made = len(calls) if calls and calls[-1].discarded else len(calls) + 1
-            stop = stopped(limit, f"call {made}", NOTHING)
+            where = limit.where if isinstance(limit, NotStarted) else f"call {made}"
+            stop = stopped(limit, where, NOTHING)
             return DebateResult(name, None, [], calls, stopped=stop)
 
     return guarded
+
+
+class NotStarted(LimitReached):
+    """A stage the look-ahead did not start (`stage_fits`), for a method with no rule without
+    it: `where` names the stage, as the record's stop says."""
+
+    def __init__(self, limit: LimitReached, stage: str) -> None:
+        super().__init__(limit.kind, limit.value, limit.limit)
+        self.where = ahead(limit, stage)
 
 
 def stop_at(
@@ -91,6 +101,36 @@ def next_round_fits(
     return None
 
 
+def stage_fits(session: Session, calls: int) -> LimitReached | None:
+    """The limit or budget a stage of `calls` calls started at once would pass, each call
+    estimated as the largest call of the `session` so far (for a stage whose every call reads at
+    least what each earlier call read: the question and the answers judged, and more). None when
+    it fits, before any call, when a call's spend is unknown, or when `look_ahead` is off."""
+    if session.budget is None or not session.budget.look_ahead or not session.calls:
+        return None
+    for room in session.headroom():
+        measure = MEASURES.get(room.unit)
+        each = [measure([c]) for c in session.calls] if measure else [None]
+        if any(e is None for e in each):
+            continue
+        if room.used + calls * max(float(e or 0) for e in each) > room.limit:
+            return LimitReached(room.kind, room.used, room.limit)
+    return None
+
+
+def unmeasured(session: Session) -> bool:
+    """Whether a stage started now could not be estimated though a budget or a limit on spend
+    needs it (look-ahead on, no call made yet): the method then makes one of its calls alone
+    first, to measure the rest."""
+    on = session.budget is not None and session.budget.look_ahead
+    return on and not session.calls and bool(session.headroom())
+
+
+def ahead(limit: LimitReached, stage: str) -> str:
+    """Where a look-ahead stopped a debate: before the `stage` it estimated would not fit."""
+    return f"before {stage} (look-ahead: it would pass the {limit.kind} limit)"
+
+
 def looked_ahead(limit: LimitReached, round: int) -> str:
     """Where a look-ahead stopped a debate: before the round it estimated would not fit."""
-    return f"before round {round} (look-ahead: it would pass the {limit.kind} limit)"
+    return ahead(limit, f"round {round}")

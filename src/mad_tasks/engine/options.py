@@ -14,6 +14,7 @@ from . import prompts
 from .answers import FORMATS
 from .checks import OptionError, boolean, integer, number, one_of, optional
 from .embeddings import EMBEDDERS
+from .peers import PEERS
 from .runtime import SANDBOXES, TOOLS, Acting, Budget
 from .templates import check_templates
 
@@ -38,6 +39,7 @@ MAX_BUDGET = 1_000_000_000  # tokens per debate (-S budget): far above any debat
 MAX_HASHING_DIMENSIONS = 65536  # `hashing/N` embeds into N dimensions (default 1024)
 MAX_TURN_MESSAGES = 200  # messages in one acting turn (-S turn_messages): each step is a call
 DEBATERS = ("generate", "react")
+ANSWER_FORMS = ("project", "authors")  # -S answer_form (engine/authors_forms.py)
 
 
 def generation(temperature: Any, max_tokens: Any, *, kind: str = "") -> None:
@@ -178,6 +180,13 @@ class Answering(Generation):
     answer_format: str = option(
         "auto", "auto, choice, yesno, number, text or math.", answer_format_option
     )
+    answer_form: str = option(
+        "project",
+        "how the final answer is asked for and read: project (a last line ANSWER: ...) or "
+        "authors (the form the method's authors' code asks for, as \\boxed{} or (X); a method "
+        "without one refuses it).",
+        lambda name, v: one_of(name, v, ANSWER_FORMS),
+    )
     templates: Mapping[str, str] | None = option(
         None,
         "replacements of prompt templates, {name: text}; the names and placeholders allowed "
@@ -240,6 +249,22 @@ class Answering(Generation):
         if self.debater != "generate":
             allowed = "generate (agents with tools run in the Inspect host only)"
             raise OptionError("debater", self.debater, allowed, kind)
+
+
+@dataclass(frozen=True)
+class PeerControls(Answering):
+    """The options of a round-based method whose agents read each other's earlier replies: it
+    also runs under the control conditions of engine/peers.py (a method without this base has
+    no `peers` option, so it refuses one before any call)."""
+
+    peers: str = option(
+        "others",
+        "what an agent reads where the method shows the other agents' earlier replies: others "
+        "(the method as published), self (only its own earlier reply: the self-reflection "
+        "control) or noise (each reply's text replaced by neutral words of the same length, "
+        "without its answer: the noise control); docs/failure-figures.md, Controls.",
+        lambda name, v: one_of(name, v, PEERS),
+    )
 
 
 def embedder_option(doc: str) -> Any:

@@ -49,14 +49,30 @@ _MARKS = re.compile(rf"(?i)\b(?:{DOUBT}|{REFUSAL}|{CONDITION})\b|\?")
 # the words of doubt and refusal alone: what a free-text answer or a math result is read for (a
 # title may hold "if" or "?", an expression "<")
 _DOUBT_OR_REFUSAL = re.compile(rf"(?i)\b(?:{DOUBT}|{REFUSAL})\b")
-# a bound or an approximation, in the value's own words
-BOUND = (
-    r"about|around|approx(?:imately)?|roughly|circa|ca|nearly|almost|between|ish|odd"
-    r"|at\s++(?:least|most)|(?:more|less|fewer|greater|higher|lower)\s++than|over|under|above"
-    r"|below|up\s++to|or\s++(?:so|more|less|fewer|above|below|higher|lower)|give\s++or\s++take"
-    r"|within|some|several"
+# a negation, an approximation or a bound, in the value's own words ("not 19", "close to 19")
+NEGATION = r"not|never"
+APPROXIMATION = (
+    r"about|around|approx(?:imately)?|roughly|circa|ca|nearly|near|almost|close\s++to|somewhere"
+    r"|est(?:imated?)?|estimate"
 )
-_BOUND = re.compile(rf"(?i)\b(?:{BOUND})\b|[~≈±<>≤≥+]")
+LIMIT = (
+    r"between|at\s++(?:least|most)|(?:more|less|fewer|greater|higher|lower)\s++than|over|under"
+    r"|above|below|up\s++to|within"
+)
+# words that qualify a value after it ("73 or so"); "odd", "some" and "several" only in a
+# number's own words (a math result may be `odd`)
+AFTER = r"ish|or\s++(?:so|more|less|fewer|above|below|higher|lower)|give\s++or\s++take"
+BOUND = rf"{NEGATION}|{APPROXIMATION}|{LIMIT}|{AFTER}|odd|some|several"
+# LaTeX relations that make a value a bound or an approximation (`\approx 19`, `\geq 19`)
+RELATION = r"\\(?:approx|sim|simeq|geq?|leq?|gtrsim|lesssim|neq?)(?![A-Za-z])"
+_BOUND = re.compile(rf"(?i)\b(?:{BOUND})\b|[~≈±<>≤≥+]|{RELATION}|\\(?:pm|mp)(?![A-Za-z])")
+# a math result that opens with a negation, an approximation or a bound, or ends with one or a
+# "?" (a result is an expression: "x > 5" and "1 \pm \sqrt{2}" are results, "> 5" is not)
+_OPENS_BOUNDED = re.compile(
+    rf"(?i)\s*+(?:(?:{NEGATION}|{APPROXIMATION}|{LIMIT})\b|[~≈<>≤≥]|{RELATION})"
+)
+_ENDS_BOUNDED = re.compile(rf"(?i)(?:\b(?:{APPROXIMATION}|{LIMIT}|{AFTER})|[+?])\Z")
+_CLOSING = " \t\n.,;:!)]}*_'\"`$"
 # what joins a number to another into a range, a list, a fraction, an expression, an exponent or
 # a decimal the value did not take: "5-10", "5 or 6", "3/4", "3 x 4", "1e5", "7,5"
 _JOINED = re.compile(r"\s*+(?:[-–—+*×x/÷^:,.e]|to\b|or\b|and\b)\s*+-?\.?[0-9]", re.IGNORECASE)
@@ -67,6 +83,8 @@ _CONNECTIVE = re.compile(
 )
 # the end of a value's own words: punctuation that opens a reason or a new sentence
 _CLAUSE_END = re.compile(r"[,;:(\n]|[.!](?:\s|$)")
+# an aside in parentheses within the line
+_ASIDE = re.compile(r"\([^()\n]*+\)?")
 
 
 def qualified(statement: str) -> bool:
@@ -80,6 +98,14 @@ def doubted(statement: str) -> bool:
     return _DOUBT_OR_REFUSAL.search(statement) is not None
 
 
+def bounded(result: str) -> bool:
+    """Whether a math result is stated as a negation, an approximation or a bound: its opening
+    or its last words ("not 19", "\\approx 19", ">= 19", "19 (approx.)", "19 or so", "32?")."""
+    # the last words before the closing marks; 40 characters hold any of them (and keep it linear)
+    tail = result.rstrip(_CLOSING)[-40:]  # pragma: no mutate (equivalent: see above)
+    return _OPENS_BOUNDED.match(result) is not None or _ENDS_BOUNDED.search(tail) is not None
+
+
 def plain_value(statement: str, start: int, end: int) -> bool:
     """Whether the number at `statement[start:end]` is stated plainly: joined to no other number,
     no bound or approximation in its own words (rule 2), and after them nothing, a new sentence
@@ -89,6 +115,8 @@ def plain_value(statement: str, start: int, end: int) -> bool:
     after = _CLAUSE_END.search(statement, end)
     cut = after.start() if after else len(statement)
     own = statement[:start] + " " + statement[end:cut]  # pragma: no mutate (equivalent: unmarked)
+    aside = _ASIDE.match(statement, cut)  # "19 (approx.)": an aside right after it is its own
+    own += aside.group(0) if aside else ""
     return _BOUND.search(own) is None and plain_after(statement[cut:])
 
 

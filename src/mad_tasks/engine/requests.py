@@ -31,7 +31,9 @@ class AnswerRequest(Request):
     acts: ClassVar[bool] = True
 
     fmt: AnswerFormat
-    shown: tuple[str, ...] = ()  # the answers of other agents the prompt shows
+    # the answers of other agents the prompt shows (`-S peers=self`: the agent's own shown in
+    # their place; `noise`: none)
+    shown: tuple[str, ...] = ()
     current: str | None = None  # the solution under discussion (decision debates)
     agreement: bool = False  # the reply must start with [AGREE] or [DISAGREE]
     confidence: bool = False  # a CONFIDENCE line before the answer (CortexDebate)
@@ -110,6 +112,14 @@ class VerdictRequest(Request):
 
     a: str
     b: str
+
+
+@dataclass(frozen=True)
+class RecapRequest(Request):
+    """A D3 summary that no later call reads, of a judge's evaluation or a juror's vote (`of`:
+    "evaluation" or "vote"): the authors' SAMRE code makes it (`summaries=code`)."""
+
+    of: str
 
 
 # -- Tree-of-Debate (engine/methods/tod/debate.py): every reply is a JSON object (its schema goes

@@ -10,10 +10,11 @@ package or by a user, runs in every host.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from .answers import AnswerFormat
+from .checks import OptionError
 from .embeddings import Embedder, PairScorer
 from .limits import within_limits
 from .options import Options, options_factory
@@ -48,6 +49,8 @@ class FirstVote:
 
 
 FirstRule = Callable[[DebateResult, Sequence[AgentAnswer], AnswerFormat], FirstVote]
+# the authors' form of a task's answer format (engine/authors_forms.py), None where they have none
+AuthorsForm = Callable[[AnswerFormat], AnswerFormat | None]
 
 
 def members(family: str, count: int, first: int = 1) -> tuple[str, ...]:
@@ -76,7 +79,10 @@ class MethodSpec:
     `first_vote` override how its first answers are found and voted when its record is read
     (`transitions.py`: round 1, by plurality). `roles`: the model roles its calls run on, for
     hosts that bind them by name; a family with numbered members (`members`) is a panel, which a
-    list of models may be bound to, and every other role takes one model (engine/panels.py)."""
+    list of models may be bound to, and every other role takes one model (engine/panels.py).
+    `authors_form`: the answer form the method's authors' code asks for, which
+    `-S answer_form=authors` asks for and reads instead of the project's ANSWER line (None: the
+    method refuses that option)."""
 
     name: str
     summary: str  # one line: the solver's docstring
@@ -90,6 +96,7 @@ class MethodSpec:
     first_vote: FirstRule | None = None
     roles: Callable[[Any], tuple[str, ...]] = agent_roles
     doc: str = ""  # what the solver's help says after the summary
+    authors_form: AuthorsForm | None = None
 
     @property
     def answers(self) -> bool:
@@ -103,7 +110,30 @@ class MethodSpec:
     def ready(self, options: Any, setup: Setup) -> Run:
         """What a host runs: `prepare`'s run, ended with no answer at a limit it has no rule for
         (`limits.within_limits`), so a limit never fails a sample."""
-        return within_limits(self.name, self.prepare(options, setup))
+        run = self.prepare(options, setup)
+        if getattr(options, "answer_form", "project") == "authors":
+            run = self._in_authors_form(run)
+        return within_limits(self.name, run)
+
+    def _in_authors_form(self, run: Run) -> Run:
+        """`run` asking for and reading its authors' answer form; `OptionError` naming
+        `answer_form` now if the method has none, or before a sample's first call if its authors
+        have none for the task's answer format."""
+        form = self.authors_form
+        if form is None:
+            allowed = f"project ({self.name} declares no authors' answer form)"
+            raise OptionError("answer_form", "authors", allowed)
+
+        async def authored(session: Any, *sample: Any) -> DebateResult:
+            fmt = session.problem.fmt
+            theirs = form(fmt)
+            if theirs is None:
+                allowed = f"project ({self.name}'s authors ask for no form of {fmt.name} answers)"
+                raise OptionError("answer_form", "authors", allowed)
+            session.problem = replace(session.problem, fmt=theirs)
+            return await run(session, *sample)
+
+        return authored
 
     def factory(self, kind: str, **defaults: Any) -> Callable[..., Any]:
         """The checked options from keyword arguments, as the method's solver takes them; a bad or

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
 
+from .failures import round_flips
 from .records import AgentAnswer, Tally
 
 Describe = Callable[[str], str]
@@ -25,6 +27,10 @@ ABSTAINED = "(abstained)"
 TIE_RULE = (
     "a tie goes to the tied answer with more votes in the latest earlier round, then to the one "
     "given first in agent order"
+)
+FLIPS = (
+    "`conformity` to the plurality of that round's answers, `persuasion` to another answer a peer "
+    "held then, `instability` to an answer no peer held then"
 )
 
 
@@ -87,15 +93,35 @@ def round_table(
     answers: Sequence[AgentAnswer],
     describe: Describe,
     model_of: ModelOf | None = None,
+    earlier: Sequence[AgentAnswer] = (),
+    key: Callable[[str], str] | None = None,
 ) -> str:
-    """Each agent's answer and attempts; with `model_of`, each agent's model where they differ."""
-    rows = [(a.agent, answer_cell(a.answer, describe), a.attempts) for a in answers]
-    note = "attempts: the replies it took, 1 + the follow-ups asking for a readable final answer"
+    """Each agent's answer and attempts; with `model_of`, each agent's model where they differ;
+    with the `earlier` rounds' answers and the format's `key`, the class of each agent's change of
+    answer (`failures.round_flips`) in a `flip` column, when one changed."""
+    flips = round_flips(earlier, answers, key) if key is not None else {}
+    rows = [[a.agent, answer_cell(a.answer, describe), a.attempts] for a in answers]
+    notes = ["attempts: the replies it took, 1 + the follow-ups asking for a readable final answer"]
     if any(a.answer is None for a in answers):
-        note += f"; {ABSTAINED}: none was readable, so the agent does not vote"
+        notes.append(f"{ABSTAINED}: none was readable, so the agent does not vote")
+    head = flip_column(["agent", "answer", "attempts"], rows, flips, notes)
     models = agent_models([a.agent for a in answers], model_of)
-    shown = agent_table(["agent", "answer", "attempts"], rows, {2}, models)
-    return f"**{title}**\n\n{shown}\n\n{note}."
+    shown = agent_table(head, rows, {2}, models)
+    return f"**{title}**\n\n{shown}\n\n{'; '.join(notes)}."
+
+
+def flip_column(
+    head: list[str], rows: Sequence[list[Any]], flips: Mapping[str, str], notes: list[str]
+) -> list[str]:
+    """A `flip` column added to `rows` (each beginning with its agent) and its note to `notes`,
+    when an agent changed its answer (`flips`: its class by agent, `failures.round_flips`): the
+    head to show."""
+    if not flips:
+        return head
+    for row in rows:
+        row.append(flips.get(str(row[0]), ""))
+    notes.append(f"flip: the agent changed its answer since the round before, {FLIPS}")
+    return [*head, "flip"]
 
 
 def vote_table(

@@ -10,8 +10,11 @@ agents' answers it adopts the most common of them with probability `conformity`;
 the chance a reply cannot be read. Every draw is seeded by (model name, `-M seed`, the call's
 `--seed`, epoch, agent, round, purpose, attempt, prompt), so a run repeats exactly while epochs
 and seeds differ. A follow-up after an unreadable reply asks for what its first call asked, with a
-fresh draw, so a retry can recover. Token usage is set (about four characters a token, 256 tokens
-per image, audio or other non-text part) unless `usage=false`, and `latency` adds a fixed delay
+fresh draw, so a retry can recover. Under `-S answer_form=authors` a request's format is an
+authors' form (engine/authors_forms.py): the reply states its answer in that form (`\\boxed{}`,
+`(X)`, ReConcile's JSON object, ChatEval's score lines), drawn as in the project's form.
+Token usage is set (about four characters a token, 256 tokens per image, audio or other non-text
+part) unless `usage=false`, and `latency` adds a fixed delay
 per call. Inspect prices its tokens as any model's: give `madsim/<name>` a price in a
 `--model-cost-config` file (src/mad_tasks/data/prices.yaml has one). A reply in an answer format, to a call whose config asks for token log-probabilities,
 carries them unless `logprobs=false` (which lets a run fall back to a stated confidence): one per
@@ -57,7 +60,16 @@ from ..engine.requests import AnswerRequest
 from ..inspect_runtime import current_call
 from . import responders  # noqa: F401  (registers every responder)
 from .sim_acting import ToolCallPlan, plan
-from .simulated import NO_ANSWER, RESPONDERS, SURE_RIGHT, SURE_WRONG, Turn, digest, is_gold
+from .simulated import (
+    NO_ANSWER,
+    RESPONDERS,
+    SURE_RIGHT,
+    SURE_WRONG,
+    Turn,
+    digest,
+    is_gold,
+    plain,
+)
 
 KNOWN: set[str] = set()  # the names registered in Inspect's model database
 logger = logging.getLogger(__name__)
@@ -184,7 +196,7 @@ class SimulatedModel(ModelAPI):
                 self._no_gold(in_sample=state is not None)
         if raw is None or fmt is None:
             return None
-        return fmt.extract(f"ANSWER: {raw}")
+        return plain(fmt).extract(f"ANSWER: {raw}")
 
     def _no_gold(self, in_sample: bool) -> None:
         """Say once per model (per run: Inspect, lm-eval's `mad` and a completion function each

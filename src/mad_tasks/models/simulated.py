@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from inspect_ai.scorer import Target
 
-from ..engine.answers import AnswerFormat, Choice, Number, YesNo
+from ..engine.answers import AnswerFormat, Choice, Math, Number, YesNo
+from ..engine.authors_forms import AuthorsFormat
 
 NO_ANSWER = "(This agent thinks about it but does not commit to an answer.)"
 # how sure an agent is of its answer (the mean token probability of an answer reply, a stated
@@ -106,8 +107,23 @@ def responds(*requests: type, answers: bool = False) -> Callable[[Responder], Re
     return register
 
 
+def plain(fmt: AnswerFormat) -> AnswerFormat:
+    """The task's own format, under an authors' form too (`-S answer_form=authors`): its answers
+    are the task format's, only asked for and stated otherwise."""
+    return fmt.inner if isinstance(fmt, AuthorsFormat) else fmt
+
+
+def stating(fmt: AnswerFormat, reasoning: str, answer: str) -> str:
+    """A reply that gives `reasoning` and states `answer` as `fmt` asks: in its authors' form
+    (`AuthorsFormat.write`), else on a last line `ANSWER: ...`."""
+    if isinstance(fmt, AuthorsFormat):
+        return fmt.write(reasoning, answer)
+    return f"{reasoning}\nANSWER: {answer}"
+
+
 def wrong(gold: str, fmt: AnswerFormat, rng: random.Random) -> str:
     """An answer in `fmt` that is not `gold`."""
+    fmt = plain(fmt)
     if isinstance(fmt, YesNo):
         return "no" if gold == "yes" else "yes"
     if isinstance(fmt, Choice):
@@ -115,6 +131,8 @@ def wrong(gold: str, fmt: AnswerFormat, rng: random.Random) -> str:
         return rng.choice(others) if others else gold
     if isinstance(fmt, Number):
         return str(int(float(gold)) + rng.choice([-2, -1, 1, 2, 10]))
+    if isinstance(fmt, Math):
+        return f"{gold} + 1"  # "not 5" is no math result: a negated value is unreadable
     return f"not {gold}"
 
 

@@ -11,7 +11,9 @@ One figure scorer each (see `figures`); `decision_stats()` gives them all for a 
   `invalid_ballot_rate` (invalid / ballots);
 - `answer_cosine`: the answer diversity, the mean pairwise cosine of the agents' final answers
   (none under two answers);
-- after a challenge stage (`-S challenge=...`, the paper's Figs. 6-7): `challenges` (agents that
+- after a challenge stage (`-S challenge=...`, the paper's Figs. 6-7), summed over the variants
+  that ran (`challenge=all` runs five), each rate also per variant (`challenge_rate_wrong`, ...,
+  from the `variants` metadata: which variant changed the answers): `challenges` (agents that
   disagreed) with `challenge_rate` (disagreements / readable verdicts), `challenge_abstentions`
   with `challenge_abstention_rate` (unreadable verdicts / agents asked), `new_answers_correct`
   with `new_answer_accuracy` (correct new answers / new answers asked for), `new_answer_gain` with
@@ -19,7 +21,8 @@ One figure scorer each (see `figures`); `decision_stats()` gives them all for a 
   where it is right, / new answers; under `wrong` and `irrelevant` still against the decision's
   answer, which the agents never saw), `challenge_changed` (the new answers replaced the final
   one). Correct means the answer's key is a target's, as `final_answer` scores it; the
-  `challenges` metadata says whether the answer shown was correct and was the decision's.
+  `challenges` metadata says, per variant (`judged`), whether the answer shown was correct and
+  was the decision's.
 
 Calls and tokens are `debate_stats`' figures. Works after the fact too, one figure at a time
 (`inspect score LOG --scorer mad_tasks/decision_success --action append`), or all of them with
@@ -39,6 +42,7 @@ from .._inspect_sample import NO_RESULT, load_result
 from ..engine.answers import AnswerFormat, infer_format, make_format
 from ..engine.checks import optional
 from ..engine.embeddings import make_embedder, mean_pairwise_cosine
+from ..engine.methods.decision import challenge as challenges
 from ..engine.methods.decision.records import DecisionRecord
 from ..engine.options import embedder_spec
 from ..engine.records import DebateResult
@@ -89,16 +93,47 @@ def rate(name: str, whole: str) -> Metric:
     return ratio()
 
 
-# the challenge stage (the paper's Figs. 6 and 7), read only from debates that ran one
+def rate_by_variant(name: str, whole: str) -> Metric:
+    """`name` per challenge variant, `name_<variant>` (`challenge_rate_wrong`, ...): the figure's
+    part in that variant over the run / its `whole`, read from each score's `variants` metadata,
+    each sample's epochs averaged first; a variant whose whole is 0 everywhere is left out."""
+
+    @metric(name=f"{name}_by_variant", scores="unreduced")
+    def ratio() -> Metric:
+        def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+            parts: dict[str, float] = {}
+            wholes: dict[str, float] = {}
+            for epochs in by_sample(scores):
+                for s in epochs:
+                    for variant, c in ((s.metadata or {}).get("variants") or {}).items():
+                        parts[variant] = parts.get(variant, 0.0) + c["part"] / len(epochs)
+                        wholes[variant] = wholes.get(variant, 0.0) + c[whole] / len(epochs)
+            # None, not an empty mapping: Inspect would report an empty one as NaN
+            return {
+                f"{name}_{v}": parts[v] / wholes[v] if wholes.get(v) else None
+                for v in challenges.VARIANTS
+            }
+
+        return compute
+
+    return ratio()
+
+
+def _rates(name: str, whole: str) -> list[Metric]:
+    return [rate(name, whole), rate_by_variant(name, whole)]
+
+
+# the challenge stage (the paper's Figs. 6 and 7), read only from debates that ran one; summed over
+# the variants that ran (`challenge=all`), with each variant's rate apart (`challenge_rate_wrong`)
 CHALLENGE_FIGURES = [
     Figure("challenges", "Agents that replied DISAGREE to the final answer shown after the "
-           "decision.", [rate("challenge_rate", "verdicts")]),
+           "decision.", _rates("challenge_rate", "verdicts")),
     Figure("challenge_abstentions", "Challenge replies with no readable AGREE or DISAGREE.",
-           [rate("challenge_abstention_rate", "asked")]),
+           _rates("challenge_abstention_rate", "asked")),
     Figure("new_answers_correct", "New answers after a DISAGREE that match the target (an "
-           "unreadable one counts as wrong).", [rate("new_answer_accuracy", "new_answers")]),
+           "unreadable one counts as wrong).", _rates("new_answer_accuracy", "new_answers")),
     Figure("new_answer_gain", "New answers that are right where the decision's answer is wrong, "
-           "minus those wrong where it is right.", [rate("improved_answers", "new_answers")]),
+           "minus those wrong where it is right.", _rates("improved_answers", "new_answers")),
     Figure("challenge_changed", "1 when new answers replaced the decision's answer "
            "(challenge_adopt=majority)."),
 ]  # fmt: skip
@@ -151,52 +186,82 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
 def challenge_figures(
     record: DecisionRecord, fmt: AnswerFormat, target: Target
 ) -> tuple[dict[str, int | Missing], dict[str, dict[str, Any]]]:
-    """The challenge figures of one debate, with the wholes their rates divide by: correctness of
-    an answer is its key among the targets' (exact match, as `final_answer` scores)."""
-    stage = record.challenge
-    if stage is None or stage.shown is None:
-        why = (
-            NO_CHALLENGE
-            if stage is None
-            else NO_WRONG
-            if stage.setting == "wrong"
-            else NOTHING_SHOWN
-        )
-        missing = NotApplicable if stage is None else Missing
+    """The challenge figures of one debate, summed over the variants that ran, with the wholes
+    their rates divide by and each variant's part and whole (`variants`, for the per-variant
+    rates): correctness of an answer is its key among the targets' (exact match, as
+    `final_answer` scores)."""
+    asked = [stage for stage in record.challenges if stage.shown is not None]
+    if not asked:
+        settings = {stage.setting for stage in record.challenges}
+        why = NO_CHALLENGE if not settings else NO_WRONG if settings == {"wrong"} else NOTHING_SHOWN
+        missing = NotApplicable if not settings else Missing
         return {f.name: missing(why) for f in CHALLENGE_FIGURES}, {}
     gold = gold_keys(fmt, target.target)
 
     def right(answer: str | None) -> int:
         return int(answer is not None and fmt.key(answer) in gold)
 
-    shown = stage.shown_answer  # None: not an answer (irrelevant)
-
-    new = [v.new_answer for v in stage.verdicts if v.verdict == "disagree"]
-    decided = right(stage.decided)
-    return {
-        "challenges": len(new),
-        "challenge_abstentions": stage.count("abstain"),
-        "new_answers_correct": sum(map(right, new)),
-        "new_answer_gain": sum(right(a) - decided for a in new),
-        "challenge_changed": int(
-            stage.adopted is not None
-            and (stage.decided is None or fmt.key(stage.adopted) != fmt.key(stage.decided))
-        ),
-    }, {
-        "challenges": {
+    decided = right(record.challenges[0].decided)
+    per: dict[str, dict[str, int]] = {}  # variant -> its figures and wholes
+    judged: dict[str, dict[str, Any]] = {}  # variant -> what was shown
+    for stage in asked:
+        new = [v.new_answer for v in stage.verdicts if v.verdict == "disagree"]
+        per[stage.setting] = {
+            "challenges": len(new),
+            "challenge_abstentions": stage.count("abstain"),
+            "new_answers_correct": sum(map(right, new)),
+            "new_answer_gain": sum(right(a) - decided for a in new),
             "verdicts": len(new) + stage.count("agree"),
-            "setting": stage.setting,
+            "asked": len(stage.verdicts),
+            "new_answers": len(new),
+        }
+        shown = stage.shown_answer  # None: not an answer (irrelevant)
+        judged[stage.setting] = {
             "shown": stage.shown,
-            # whether the answer judged is right, and is the decision's (a "wrong" answer may be
-            # either); None: what was shown is no answer
+            # whether the answer judged is right, and is the decision's (a "wrong" answer may
+            # be either); None: what was shown is no answer
             "shown_correct": None if shown is None else bool(right(shown)),
             "shown_is_decided": None
             if shown is None
             else stage.decided is not None and fmt.key(shown) == fmt.key(stage.decided),
+        }
+
+    def total(name: str) -> int:
+        return sum(counts[name] for counts in per.values())
+
+    def variants(name: str, whole: str) -> dict[str, dict[str, int]]:
+        return {v: {"part": c[name], whole: c[whole]} for v, c in per.items()}
+
+    changed = any(
+        stage.adopted is not None
+        and (stage.decided is None or fmt.key(stage.adopted) != fmt.key(stage.decided))
+        for stage in asked
+    )
+    return {
+        "challenges": total("challenges"),
+        "challenge_abstentions": total("challenge_abstentions"),
+        "new_answers_correct": total("new_answers_correct"),
+        "new_answer_gain": total("new_answer_gain"),
+        "challenge_changed": int(changed),
+    }, {
+        "challenges": {
+            "verdicts": total("verdicts"),
+            "variants": variants("challenges", "verdicts"),
+            "judged": judged,
         },
-        "challenge_abstentions": {"asked": len(stage.verdicts)},
-        "new_answers_correct": {"new_answers": len(new)},
-        "new_answer_gain": {"new_answers": len(new), "decision_correct": bool(decided)},
+        "challenge_abstentions": {
+            "asked": total("asked"),
+            "variants": variants("challenge_abstentions", "asked"),
+        },
+        "new_answers_correct": {
+            "new_answers": total("new_answers"),
+            "variants": variants("new_answers_correct", "new_answers"),
+        },
+        "new_answer_gain": {
+            "new_answers": total("new_answers"),
+            "decision_correct": bool(decided),
+            "variants": variants("new_answer_gain", "new_answers"),
+        },
     }
 
 

@@ -43,6 +43,7 @@ from inspect_ai.solver import TaskState
 from .._inspect_sample import NO_RESULT, load_result, question_of
 from ..engine.answers import FreeText
 from ..engine.catalogue import CATALOGUE
+from ..engine.limits import LimitReached
 from ..engine.methods.tod.judge import (
     GRADER,
     KINDS,
@@ -64,7 +65,7 @@ from ..engine.records import CallRecord, DebateResult, token_totals
 from ..engine.session import Problem, Session
 from ..inspect_runtime import SETUP, InspectRuntime
 from ._options import takes
-from .figures import Figure, Missing, NotApplicable, Reading, family
+from .figures import Absent, Figure, Missing, NotApplicable, Reading, family
 from .judges import SelfGrading
 
 METRICS = [mean(), stderr()]
@@ -156,22 +157,32 @@ def graded_score(g: Grading, note: str, metadata: dict[str, Any], summary: str =
     )
 
 
+def ungraded(runtime: InspectRuntime, name: str, limit: LimitReached) -> None:
+    """Say in the transcript why the sample has no `name` score: a limit of the sample refused
+    the grader's calls (a limit ends the grading, never the sample; no score, never NaN)."""
+    runtime.info(name, f"Not graded: {limit}, so the sample has no {name} score.")
+
+
 def criterion_scorer(o: JudgeOptions, criterion: str) -> Scorer:
     self_graded = SelfGrading(f"tod_{criterion}", o.grader_fallback)
 
-    async def score(state: TaskState, target: Target) -> Score:
+    async def score(state: TaskState, target: Target) -> Score | None:
         runtime = InspectRuntime(state.sample_id, declared=(GRADER,))
         note = self_graded.note(runtime, (GRADER,))
         pair = sample_pair(state, o.allow_text_only)
         session = grader_session(runtime, pair, o)
-        g = await grade(
-            session,
-            pair,
-            kind_of(state.metadata),
-            state.output.completion,
-            criterion,
-            o.structured,
-        )
+        try:
+            g = await grade(
+                session,
+                pair,
+                kind_of(state.metadata),
+                state.output.completion,
+                criterion,
+                o.structured,
+            )
+        except LimitReached as limit:
+            ungraded(runtime, f"tod_{criterion}", limit)
+            return None
         return graded_score(g, note, costs(runtime, g.calls), state.output.completion)
 
     return score
@@ -296,7 +307,7 @@ def compared_score(c: Comparison, baseline: str, note: str, metadata: dict[str, 
 def win_scorer(o: PairwiseOptions, criterion: str) -> Scorer:
     self_graded = SelfGrading(f"tod_win_{criterion}", o.grader_fallback)
 
-    async def score(state: TaskState, target: Target) -> Score:
+    async def score(state: TaskState, target: Target) -> Score | None:
         runtime = InspectRuntime(state.sample_id, declared=(GRADER,))
         note = self_graded.note(runtime, (GRADER,))
         if not state.output.completion.strip():  # nothing to compare: the baseline need not run
@@ -307,7 +318,11 @@ def win_scorer(o: PairwiseOptions, criterion: str) -> Scorer:
                 f"{o.baseline}, 0.",
             )
         pair = sample_pair(state, o.allow_text_only)
-        summary, about = await baseline_summary(state, o.baseline, pair)
+        try:
+            summary, about = await baseline_summary(state, o.baseline, pair)
+        except LimitReached as limit:  # the baseline to compare with could not be written
+            ungraded(runtime, f"tod_win_{criterion}", limit)
+            return None
         metadata = {"baseline": {**about, "summary": summary}}
         if summary is None or not summary.strip():
             return Score.unscored(
@@ -317,15 +332,19 @@ def win_scorer(o: PairwiseOptions, criterion: str) -> Scorer:
                 metadata=metadata,
             )
         session = grader_session(runtime, pair, o)
-        c = await prefer(
-            session,
-            pair,
-            kind_of(state.metadata),
-            state.output.completion,
-            summary,
-            criterion,
-            o.structured,
-        )
+        try:
+            c = await prefer(
+                session,
+                pair,
+                kind_of(state.metadata),
+                state.output.completion,
+                summary,
+                criterion,
+                o.structured,
+            )
+        except LimitReached as limit:
+            ungraded(runtime, f"tod_win_{criterion}", limit)
+            return None
         return compared_score(c, o.baseline, note, {**metadata, **costs(runtime, c.calls)})
 
     return score
@@ -369,6 +388,8 @@ NO_JUDGED = (
     "answer)"
 )
 
+CUT = "a limit ended the debate before the relevance filter judged a segment"
+
 FIGURES = [
     Figure("nodes", "Debated nodes of the tree (the root, which only deliberates, not counted)."),
     Figure("depth", "The deepest level of the tree (the root 0, its children 1)."),
@@ -394,7 +415,10 @@ def read(state: TaskState, target: Target) -> Reading | Missing:
     # without self-deliberation or preemption no segment is ever judged: the figure never applies
     options = result.options
     off = options.get("self_deliberation") is False or options.get("k_preempt") == 0
-    none = (NotApplicable if off else Missing)(NO_JUDGED)
+    # a debate a limit ended before the filter judged a segment: no share to state, none shown
+    none = (
+        NotApplicable(NO_JUDGED) if off else Absent(CUT) if result.stopped else Missing(NO_JUDGED)
+    )
     values: dict[str, int | float | Missing] = {
         name: none if value is None else value for name, value in stats.items()
     }

@@ -20,6 +20,7 @@ from inspect_ai.scorer import Scorer, Target
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result
+from ..engine.answers import AnswerFormat
 from ..engine.methods.d3.records import JudgeRecord
 from ..engine.methods.d3.transitions import verdict_transitions
 from ..engine.protocols.d3 import SIDES, TIE
@@ -63,17 +64,29 @@ def reading_of(
         if gold not in (*SIDES, TIE):  # no label to compare with: nothing to measure
             return NotApplicable(f"the target {gold[:40]!r} is no verdict label (A, B or tie)")
         return _reading(verdict_transitions(result, result.record, gold), judge=True)
-    try:
-        fmt = task_format(tuple(choices), metadata, text)
-    except ValueError as e:  # a format name this version does not know
-        return NotApplicable(f"the task's answer format cannot be read: {e}")
-    gold_set = gold_keys(fmt, target)
-    if not gold_set:  # a task whose targets are no answers (free-form references)
-        return NotApplicable(f"the target {text[:40]!r} cannot be read as an answer ({fmt.name})")
+    readable = task_gold(choices, metadata, target)
+    if isinstance(readable, NotApplicable):
+        return readable
+    fmt, gold_set = readable
     got = answer_transitions(result, fmt, gold_set)
     if isinstance(got, str):  # a method whose answer is no answer to the question: never applies
         return (NotApplicable if result.record and result.record.answers_with else Missing)(got)
     return _reading(got, judge=False)
+
+
+def task_gold(
+    choices: Sequence[str], metadata: Mapping[str, Any], target: Sequence[str]
+) -> tuple[AnswerFormat, set[str]] | NotApplicable:
+    """The task's answer format and the keys of its right answers; why there are none."""
+    text = "".join(target)
+    try:
+        fmt = task_format(tuple(choices), metadata, text)
+    except ValueError as e:  # a format name this version does not know
+        return NotApplicable(f"the task's answer format cannot be read: {e}")
+    gold = gold_keys(fmt, target)
+    if not gold:  # a task whose targets are no answers (free-form references)
+        return NotApplicable(f"the target {text[:40]!r} cannot be read as an answer ({fmt.name})")
+    return fmt, gold
 
 
 def _reading(t: Transitions, judge: bool) -> Reading:

@@ -28,6 +28,7 @@ from ..engine.options import options_factory
 from ..engine.records import DebateResult
 from ..engine.spec import MethodSpec, Run
 from ..inspect_runtime import SETUP
+from ..prices import check_run_prices
 from .answer_pair import judge_sample
 from .paper_pair import compare_sample
 from .projects import compare_projects_sample, retrieve_sample
@@ -49,6 +50,7 @@ def solver_of(spec: MethodSpec) -> Callable[..., Solver]:
     read = READERS[spec.reads]
 
     def build(options: Any) -> Solver:
+        check_run_prices()  # `inspect eval --model-cost-config` has applied it unchecked
         try:  # what the options name (an embedder, a retriever), before any eval starts
             run = spec.ready(options, SETUP)
         except OptionError as e:

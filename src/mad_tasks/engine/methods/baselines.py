@@ -48,7 +48,8 @@ MAX_SPEND = {"tokens": 100_000_000.0, "dollars": 1_000.0}  # per sample: far abo
 
 def debate_budget(spec: Any) -> Spend:
     """'3x2' (agents x rounds) -> 6 calls, the first-attempt call count of that `du_debate`;
-    'tokens:842' or 'dollars:0.0002' -> that spend per sample (a debate's, from its report).
+    'tokens:842' or 'dollars:0.0002' -> that spend per sample (a debate's, from its report); a
+    token spend is whole (`tokens:2.5` is refused).
 
     Any `du_debate` within the caps can be matched. On the command line `0x2` arrives as the
     number 2 (YAML reads it as hexadecimal), so only text is read."""
@@ -56,7 +57,8 @@ def debate_budget(spec: Any) -> Spend:
     unit, _, amount = text.partition(":")
     digits = amount.replace(".", "", 1)  # one decimal point at most; no sign, no exponent
     readable = len(amount) <= 20 and digits.isascii() and digits.isdigit()
-    if unit in MAX_SPEND and readable and 0 < float(amount) <= MAX_SPEND[unit]:
+    whole = unit != "tokens" or (readable and float(amount).is_integer())  # no part of a token
+    if unit in MAX_SPEND and readable and whole and 0 < float(amount) <= MAX_SPEND[unit]:
         return Spend(unit, float(amount))
     parts = [p.strip() for p in text.replace("*", "x").split("x")]
     if len(parts) == 2 and all(d.isascii() and d.isdigit() and len(d) <= 4 for d in parts):
@@ -67,7 +69,7 @@ def debate_budget(spec: Any) -> Spend:
         "match_debate",
         spec,
         f"AGENTSxROUNDS such as 3x2, with 1 to {MAX_AGENTS} agents and 1 to {MAX_ROUNDS} rounds; "
-        f"tokens:N (N up to {MAX_SPEND['tokens']:,.0f}) or dollars:X (X up to "
+        f"tokens:N (N a whole number up to {MAX_SPEND['tokens']:,.0f}) or dollars:X (X up to "
         f"{MAX_SPEND['dollars']:,.0f}), a debate's spend per sample, or null (unset)",
     )
 

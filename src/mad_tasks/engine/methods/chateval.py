@@ -30,7 +30,10 @@ are written for judging text). Seed 001 (CortexDebate) ran ChatEval with 5 agent
 On a pair of answers (the pairwise tasks), two options give the authors' verdict
 (thunlp/ChatEval's `llm_eval.py` and its scoring script; chateval_pair.py): `swap` holds the whole
 debate again with the answers exchanged, and `verdict=scores` has each referee's last message
-score both answers, the sums over both debates deciding.
+score both answers, the sums over both debates deciding. With `-S answer_form=authors` every
+message ends as the authors' referees' do, on the two lines `The score of Assistant 1: n` and
+`The score of Assistant 2: n`: the higher score is the message's answer (equal scores: none), and
+`verdict=scores` sums those scores.
 
 Every call presents the question with all of its parts, first in its prompt, the summarizer's
 too.
@@ -44,14 +47,24 @@ from typing import ClassVar
 
 from .. import viewer_text
 from ..answers import AnswerFormat, Choice
+from ..authors_forms import AuthorsFormat, assistant_scores, read_assistant_scores
 from ..checks import OptionError, boolean, integer, one_of
 from ..content import Content, Msg, Question, compose
-from ..options import MAX_ROUNDS, Answering, option
+from ..options import MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, GroupSummaryRequest
 from ..session import Session
 from ..spec import MethodSpec, agent_roles
-from .chateval_pair import CRITERIA, ScoreVerdict, read_back, score_request, score_verdict, swapped
+from .chateval_pair import (
+    CRITERIA,
+    ScoreVerdict,
+    read_back,
+    score_request,
+    score_verdict,
+    scores_of,
+    swapped,
+)
 from .turns import agent_names, final_vote
 
 STRATEGIES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
@@ -90,7 +103,7 @@ ROLES = (
 
 
 @dataclass(frozen=True)
-class ChatEvalOptions(Answering):
+class ChatEvalOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         2,
@@ -201,9 +214,13 @@ def _pair(question: Question, opts: ChatEvalOptions, fmt: AnswerFormat) -> Quest
 
 async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
     p, rt = session.problem, session.runtime
-    other = _pair(p.question, opts, p.fmt)
+    # -S answer_form=authors: ChatEval's two score lines, which give the scores `verdict=scores`
+    # reads too (no SCORE lines asked besides)
+    authored = p.fmt.inner if isinstance(p.fmt, AuthorsFormat) else None
+    other = _pair(p.question, opts, authored or p.fmt)
     names = agent_names(opts.agents)
     summarized = opts.strategy == "simultaneous_summarizer"
+    view = Peers(opts.peers, p.question.text)
 
     async def hold(question: Question, tag: str) -> list[list[AgentAnswer]]:
         """One whole debate on `question` (spans prefixed by `tag`); its messages by turn."""
@@ -214,14 +231,26 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
         async def speak(name: str, t: int, heard: Sequence[AgentAnswer]) -> AgentAnswer:
             """One message; `heard`: the messages this agent reads, or (summarizer strategy) the
             previous turn's, which the latest summary it reads summarises."""
-            closing = score_request() if opts.verdict == "scores" and t == opts.turns else ""
+            scored = opts.verdict == "scores" and t == opts.turns and authored is None
+            closing = score_request() if scored else ""
+            # as the peers condition shows it: under self its own messages so far (in place of
+            # the summaries too), under noise every other agent's message and every summary noised
+            read: list[AgentAnswer] = []
+            noted: list[str] = []
+            if summarized and view.condition == "self":
+                read = view.seen(said, name)
+            elif summarized:
+                noted = [view.text(s, SUMMARIZER, k) for k, s in enumerate(summaries, 1)]
+            else:
+                read = view.seen(heard, name)
+            heard = view.seen(heard, name)
             prompt = agent_prompt(
                 question,
                 p.fmt,
                 name,
                 opts.agents,
-                [] if summarized else heard,
-                summaries,
+                read,
+                noted,
                 closing,
                 CRITERIA if opts.verdict == "scores" else "",
             )
@@ -245,7 +274,14 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
             title = f"{tag.capitalize()}Round {t} (turn {t} of {opts.turns}, {opts.strategy})"
             rt.info(
                 f"{tag}round {t}",
-                viewer_text.round_table(title, current, p.fmt.describe, rt.model_name),
+                viewer_text.round_table(
+                    title,
+                    current,
+                    p.fmt.describe,
+                    rt.model_name,
+                    earlier=[a for r in by_turn[:-1] for a in r],
+                    key=p.fmt.key,
+                ),
             )
             if summarized and t < opts.turns:
                 async with rt.span(f"{tag}summary r.{t}"):
@@ -281,6 +317,7 @@ async def chateval(session: Session, opts: ChatEvalOptions) -> DebateResult:
         verdict = score_verdict(
             [a.text for a in last if not a.agent.endswith(SWAPPED)],
             [a.text for a in last if a.agent.endswith(SWAPPED)],
+            read_assistant_scores if authored else scores_of,
         )
         tally, final = None, verdict.winner
         rt.info("verdict", viewer_text_scores(verdict))
@@ -317,4 +354,5 @@ SPEC = MethodSpec(
         *agent_roles(o),
         *((SUMMARIZER,) if o.strategy == "simultaneous_summarizer" else ()),
     ),
+    authors_form=assistant_scores,  # their referees' two lines, `The score of Assistant 1: n`
 )

@@ -17,7 +17,7 @@ cannot be read give the answer shown first in the debate as given, A.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..content import Question
@@ -89,14 +89,19 @@ class ScoreVerdict:
     tie: bool
 
 
-def score_verdict(given: Sequence[str], reversed: Sequence[str] = ()) -> ScoreVerdict:
+def score_verdict(
+    given: Sequence[str],
+    reversed: Sequence[str] = (),
+    read_scores: Callable[[str], tuple[float, float] | None] = scores_of,
+) -> ScoreVerdict:
     """The authors' `average`: the last messages of the debate as given (`given`) and of the
-    swapped one (`reversed`, whose first-shown answer is B), their scores summed per answer."""
+    swapped one (`reversed`, whose first-shown answer is B), their scores (`read_scores`: the
+    first-shown answer's and the second's) summed per answer."""
     totals = {"A": 0.0, "B": 0.0}
     unread = 0
     for texts, (first, second) in ((given, ("A", "B")), (reversed, ("B", "A"))):
         for text in texts:
-            read = scores_of(text)
+            read = read_scores(text)
             if read is None:
                 unread += 1
                 continue

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import prompts, viewer_text
+from ..authors_forms import boxed_or_letter
 from ..checks import boolean, integer, one_of
 from ..content import Msg
 from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
 from ..spec import MethodSpec
@@ -32,7 +34,7 @@ from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
-class DuDebateOptions(Answering):
+class DuDebateOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "debate_update", "reminder")
     agents: int = option(
         3,
@@ -60,9 +62,15 @@ class DuDebateOptions(Answering):
 
 
 async def du_debate(
-    session: Session, agents: int, rounds: int, sequential: bool, ties: str = "first_agent"
+    session: Session,
+    agents: int,
+    rounds: int,
+    sequential: bool,
+    ties: str = "first_agent",
+    peers: str = "others",
 ) -> DebateResult:
     p, rt = session.problem, session.runtime
+    view = Peers(peers, p.question.text)
     names = agent_names(agents)
     history: dict[str, list[Msg]] = {
         name: [Msg("user", prompts.step_by_step(p.question, p.fmt, p.templates))] for name in names
@@ -71,10 +79,13 @@ async def du_debate(
 
     given: dict[str, AgentAnswer] = {}  # round one's answers taken from before the method ran
 
-    def turn(name: str, round: int, peers: list[AgentAnswer]) -> Awaitable[AgentAnswer]:
-        update = prompts.debate_update(peers, p.fmt, p.templates) if peers else None
+    def turn(name: str, round: int, others: list[AgentAnswer]) -> Awaitable[AgentAnswer]:
+        """Agent `name` reads `others`' replies, as the peers condition shows them."""
+        own = next((a for a in by_round[-1] if a.agent == name), None) if by_round else None
+        shown = view.seen(others, name, own) if others else []
+        update = prompts.debate_update(shown, p.fmt, p.templates) if others else None
         opened = given.get(name) if round == 1 else None
-        return speak(session, name, round, history[name], update, peers, opened)
+        return speak(session, name, round, history[name], update, shown, opened)
 
     limit: LimitReached | None = None
     where = ""
@@ -93,8 +104,7 @@ async def du_debate(
                 if sequential and previous:
                     current: list[AgentAnswer] = []
                     for i, name in enumerate(names):
-                        peers = current + previous[i + 1 :]
-                        current.append(await turn(name, t, peers))
+                        current.append(await turn(name, t, current + previous[i + 1 :]))
                 else:
                     current = await rt.gather(
                         *(turn(name, t, [a for a in previous if a.agent != name]) for name in names)
@@ -105,7 +115,14 @@ async def du_debate(
         by_round.append(list(current))
         rt.info(
             f"round {t}",
-            viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
+            viewer_text.round_table(
+                f"Round {t}",
+                current,
+                p.fmt.describe,
+                rt.model_name,
+                earlier=[a for r in by_round[:-1] for a in r],
+                key=p.fmt.key,
+            ),
         )
 
     tally = final_vote(session, by_round, ties) if by_round else None
@@ -115,7 +132,13 @@ async def du_debate(
         answers=[a for r in by_round for a in r],
         calls=session.calls,
         tally=tally,
-        options={"agents": agents, "rounds": rounds, "sequential": sequential, "ties": ties},
+        options={
+            "agents": agents,
+            "rounds": rounds,
+            "sequential": sequential,
+            "ties": ties,
+            "peers": peers,
+        },
     )
     decided = f"the vote of round {len(by_round)}" if by_round else "no answer: no round finished"
     return stop_at(result, limit, where or f"round {len(by_round) + 1}", decided)
@@ -126,5 +149,6 @@ SPEC = MethodSpec(
     "N agents answer, then for R-1 more rounds each reads the others' previous answers; majority "
     "wins.",
     DuDebateOptions,
-    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential, o.ties),
+    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential, o.ties, o.peers),
+    authors_form=boxed_or_letter,  # their GSM's \boxed{} and their MMLU's (X)
 )

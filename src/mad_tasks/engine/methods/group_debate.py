@@ -33,7 +33,8 @@ from .. import prompts, viewer_text
 from ..answers import AnswerFormat
 from ..checks import OptionError, integer, one_of
 from ..content import Content, Msg, Question, compose
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
 from ..requests import GroupSummaryRequest
@@ -45,7 +46,7 @@ SUMMARIZER = "summarizer"
 
 
 @dataclass(frozen=True)
-class GroupDebateOptions(Answering):
+class GroupDebateOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "debate_update", "reminder")
     agents: int = option(
         4,
@@ -141,18 +142,25 @@ async def group_debate(session: Session, o: GroupDebateOptions) -> DebateResult:
     by_round: list[list[AgentAnswer]] = []
     pool: list[str] = []  # the previous stage's summaries, one per group
     given: dict[str, AgentAnswer] = {}  # round one's answers taken from before the method ran
+    view = Peers(o.peers, p.question.text)
 
     async def group_turn(g: int, t: int, opens_stage: bool) -> list[AgentAnswer]:
         members = groups[g]
         previous = by_round[-1] if by_round else []
 
         def update(i: int) -> tuple[Content | None, list[AgentAnswer]]:
+            """What agent i reads, as the peers condition shows it: under self its own previous
+            reply in place of the pool; under noise each summary noised."""
             if not previous:  # initial thinking
                 return None, []
+            if opens_stage and view.condition == "self":
+                return pool_update([previous[i].text], p.fmt), [previous[i]]
             if opens_stage:  # inter-group: the pool, which summarises every agent's reply
-                return pool_update(pool, p.fmt), previous
+                shown = [view.text(s, SUMMARIZER, t - 1, k) for k, s in enumerate(pool, 1)]
+                return pool_update(shown, p.fmt), view.seen(previous, names[i])
             peers = [previous[j] for j in members if j != i]  # intra-group
-            return prompts.debate_update(peers, p.fmt, p.templates), peers
+            shown_peers = view.seen(peers, names[i], previous[i])
+            return prompts.debate_update(shown_peers, p.fmt, p.templates), shown_peers
 
         async with rt.span(f"group {g + 1} r.{t}"):
             return await rt.gather(
@@ -182,7 +190,17 @@ async def group_debate(session: Session, o: GroupDebateOptions) -> DebateResult:
             current = sorted((a for d in done for a in d), key=lambda a: names.index(a.agent))
             by_round.append(current)
             rt.info(
-                f"round {t}", _round_markdown(s, r, t, current, p.fmt, opens_stage, rt.model_name)
+                f"round {t}",
+                _round_markdown(
+                    s,
+                    r,
+                    t,
+                    current,
+                    p.fmt,
+                    opens_stage,
+                    rt.model_name,
+                    [a for past in by_round[:-1] for a in past],
+                ),
             )
         if s < o.stages:
             async with rt.span(f"summary s.{s}"):
@@ -220,6 +238,7 @@ def _round_markdown(
     fmt: AnswerFormat,
     opens_stage: bool,
     model_of: viewer_text.ModelOf | None = None,
+    earlier: Sequence[AgentAnswer] = (),
 ) -> str:
     if t == 1:
         read = "each agent answered on its own"
@@ -228,7 +247,7 @@ def _round_markdown(
     else:
         read = "each agent read the previous-round replies of its own group"
     title = f"Round {t} (stage {stage}, round {r} of the stage)"
-    table = viewer_text.round_table(title, answers, fmt.describe, model_of)
+    table = viewer_text.round_table(title, answers, fmt.describe, model_of, earlier, fmt.key)
     return f"{table} In this round {read}."
 
 

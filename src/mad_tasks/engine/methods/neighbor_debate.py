@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 from .. import prompts, viewer_text
 from ..checks import OptionError, integer, one_of
 from ..content import Content, Msg
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..protocols import topology as rules
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
@@ -37,7 +38,7 @@ from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
-class NeighborDebateOptions(Answering):
+class NeighborDebateOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "debate_update", "reminder")
     agents: int = option(
         6,
@@ -108,13 +109,15 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
         name: [Msg("user", prompts.step_by_step(p.question, p.fmt, p.templates))] for name in names
     }
     by_round: list[list[AgentAnswer]] = []
+    view = Peers(o.peers, p.question.text)
 
     def turn(i: int) -> tuple[Content | None, list[AgentAnswer]]:
-        """What agent i reads: nothing in round 1, then its neighbours' previous replies."""
+        """What agent i reads: nothing in round 1, then its neighbours' previous replies (as the
+        peers condition shows them)."""
         if not by_round:
             return None, []
-        peers = [by_round[-1][j] for j in readers[i]]
-        return prompts.debate_update(peers, p.fmt, p.templates), peers
+        shown = view.seen([by_round[-1][j] for j in readers[i]], names[i], by_round[-1][i])
+        return prompts.debate_update(shown, p.fmt, p.templates), shown
 
     for t in range(1, o.rounds + 1):
         async with rt.span(f"round {t}"):
@@ -129,7 +132,14 @@ async def neighbor_debate(session: Session, o: NeighborDebateOptions) -> DebateR
         by_round.append(list(current))
         rt.info(
             f"round {t}",
-            viewer_text.round_table(f"Round {t}", current, p.fmt.describe, rt.model_name),
+            viewer_text.round_table(
+                f"Round {t}",
+                current,
+                p.fmt.describe,
+                rt.model_name,
+                earlier=[a for r in by_round[:-1] for a in r],
+                key=p.fmt.key,
+            ),
         )
 
     tally = final_vote(session, by_round, o.ties)

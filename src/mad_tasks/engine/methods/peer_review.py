@@ -34,14 +34,16 @@ not asked again. Checked call by call against the authors' code: docs/fidelity.m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from .. import prompts, viewer_text
 from ..answers import AnswerFormat
+from ..authors_forms import letter_for_choice
 from ..checks import OptionError, boolean, integer, one_of
 from ..content import Msg
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..protocols.peer_review import review_confidence
 from ..records import AgentAnswer, DebateResult
 from ..requests import AnswerRequest, ReviewRequest
@@ -55,7 +57,7 @@ MAX_REVIEWS = 1000
 
 
 @dataclass(frozen=True)
-class PeerReviewOptions(Answering):
+class PeerReviewOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "reminder")
     agents: int = option(
         3,
@@ -152,6 +154,7 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
             *(speak(session, name, 1, history[name], None, given=given.get(name)) for name in names)
         )
     by_round = [list(latest)]
+    view = Peers(o.peers, p.question.text)
     rt.info(
         "round 1",
         viewer_text.round_table("Round 1 (solutions)", latest, p.fmt.describe, rt.model_name),
@@ -160,11 +163,14 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
     async def review(
         t: int, reviewer: str, author: AgentAnswer, before: list[Msg]
     ) -> tuple[Msg, Review]:
-        ask = Msg("user", review_prompt(author.text, o.confidence))
-        asks = ReviewRequest(p.fmt, author.answer, o.confidence)
+        # the solution as the peers condition shows it: under self the reviewer's own
+        own = next(a for a in by_round[-1] if a.agent == reviewer)
+        solution = view.instead(author, own)
+        ask = Msg("user", review_prompt(solution.text, o.confidence))
+        asks = ReviewRequest(p.fmt, solution.answer, o.confidence)
         reply = await session.call(reviewer, reviewer, [*before, ask], "review", t, asks=asks)
         rated = review_confidence(reply.text) if o.confidence else None
-        return ask, Review(reviewer, author.agent, reply.text, rated)
+        return ask, Review(reviewer, solution.agent, reply.text, rated)
 
     async def reviews_by(t: int, reviewer: str) -> list[Review]:
         """The reviewer's reviews of every other latest solution, joined to its conversation in
@@ -183,10 +189,23 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
             conversation += [ask, Msg("assistant", r.text)]
         return [r for _, r in both]
 
-    async def revise(t: int, name: str, received: list[Review]) -> AgentAnswer:
-        history[name].append(Msg("user", revision_prompt(received, p.fmt, o.confidence)))
-        others = tuple(a.answer for a in by_round[-1] if a.agent != name and a.answer is not None)
-        asks = AnswerRequest(p.fmt, shown=others)
+    def received(t: int, name: str, written: Sequence[Review]) -> list[Review]:
+        """The reviews of `name`'s solution (under self, its own); under noise each text noised
+        and its confidence not shown."""
+        mine = [r for r in written if r.author == name]
+        if view.condition != "noise":
+            return mine
+        return [
+            replace(r, text=view.text(r.text, r.reviewer, t, r.author), confidence=None)
+            for r in mine
+        ]
+
+    async def revise(t: int, name: str, reviews: list[Review]) -> AgentAnswer:
+        history[name].append(Msg("user", revision_prompt(reviews, p.fmt, o.confidence)))
+        own = next(a for a in by_round[-1] if a.agent == name)
+        others = [a for a in by_round[-1] if a.agent != name]
+        shown = tuple(a.answer for a in view.seen(others, name, own) if a.answer is not None)
+        asks = AnswerRequest(p.fmt, shown=shown)
         reply = await session.answer(name, name, history[name], "revision", t, asks=asks)
         history[name].append(Msg("assistant", reply.text))
         return reply
@@ -196,12 +215,14 @@ async def peer_review(session: Session, o: PeerReviewOptions) -> DebateResult:
             written = [r for rs in await rt.gather(*(reviews_by(t, n) for n in names)) for r in rs]
         rt.info(f"review r.{t}", _reviews_markdown(t, written, names, o.confidence))
         async with rt.span(f"revision r.{t}"):
-            latest = await rt.gather(
-                *(revise(t, n, [r for r in written if r.author == n]) for n in names)
-            )
+            latest = await rt.gather(*(revise(t, n, received(t, n, written)) for n in names))
         by_round.append(list(latest))
         title = f"Round {t} (revisions)"
-        rt.info(f"round {t}", viewer_text.round_table(title, latest, p.fmt.describe, rt.model_name))
+        shown = viewer_text.round_table(
+            title, latest, p.fmt.describe, rt.model_name,
+            earlier=[a for r in by_round[:-1] for a in r], key=p.fmt.key,
+        )  # fmt: skip
+        rt.info(f"round {t}", shown)
 
     tally = final_vote(session, by_round, o.ties)
     return DebateResult(
@@ -219,9 +240,10 @@ def _reviews_markdown(t: int, reviews: Sequence[Review], names: Sequence[str], r
     by = {(r.author, r.reviewer): r for r in reviews}
 
     def cell(author: str, reviewer: str) -> str:
-        if author == reviewer:
+        review = by.get((author, reviewer))  # peers=self: each agent reviewed only its own
+        if review is None:
             return "–"
-        c = by[(author, reviewer)].confidence
+        c = review.confidence
         return "✓" if not rated else (str(c) if c is not None else "?")
 
     rows = [[author, *(cell(author, rv) for rv in names)] for author in names]
@@ -243,4 +265,5 @@ SPEC = MethodSpec(
     "Agents solve, review every other solution with a confidence, then revise; majority wins.",
     PeerReviewOptions,
     lambda o, setup: lambda s: peer_review(s, o),
+    authors_form=letter_for_choice,  # their ARC-c prompts' (X)
 )

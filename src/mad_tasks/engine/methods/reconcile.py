@@ -30,22 +30,27 @@ value above 1 and up to 100 is a percentage; anything else is clamped to [0, 1])
 without a readable answer abstains: it neither votes nor counts as agreeing, and the others see
 it as having given no answer (always shown, whatever `shown`). The authors' code instead fills
 an unreadable answer with a random option (unseeded numpy) weighing 0.1; that is never done here.
+With `-S answer_form=authors` every reply is asked for, and read as, the authors' object instead:
+only a JSON object of the reasoning, the answer and the confidence (authors_forms.answer_object).
 
 Every call presents the question with all of its parts, first in its prompt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import viewer_text
 from ..answers import AnswerFormat
+from ..authors_forms import answer_object, stated_confidence
 from ..checks import integer, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
-from ..options import MAX_AGENTS, MAX_ROUNDS, Answering, option
+from ..failures import round_flips
+from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..peers import Peers
 from ..protocols.cortex import unanimous
 from ..protocols.majority import majority_vote
 from ..protocols.reconcile import WeightedTally, recalibrate, weighted_vote
@@ -61,7 +66,7 @@ OWN_REPLY = ("among_others", "apart")
 
 
 @dataclass(frozen=True)
-class ReconcileOptions(Answering):
+class ReconcileOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         3,
@@ -102,6 +107,8 @@ ROUND_HEADING = "The agents' replies in the previous round, grouped by answer:"
 
 
 def _reply_format(fmt: AnswerFormat) -> str:
+    if stated_confidence(fmt) is not None:  # -S answer_form=authors: the object asks for all three
+        return fmt.instruction()
     return (
         'Reason step by step. Then write a line of the form "CONFIDENCE: c", where c, between '
         "0.0 and 1.0, is the probability that your answer is right, and end with the final "
@@ -191,9 +198,10 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
     names = agent_names(opts.agents)
     turns: list[list[ConfidentAnswer]] = []
     replies: list[list[AgentAnswer]] = []
+    view = Peers(opts.peers, p.question.text)
 
     def confident(reply: AgentAnswer) -> ConfidentAnswer:
-        stated = parse_confidence(reply.text)
+        stated = (stated_confidence(p.fmt) or parse_confidence)(reply.text)
         return ConfidentAnswer(reply.agent, reply.round, reply.answer, stated, recalibrate(stated))
 
     async def speak(name: str, t: int) -> AgentAnswer:
@@ -201,14 +209,20 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
             prompt = initial_prompt(p.question, p.fmt)
             asks = AnswerRequest(p.fmt, confidence=True)
         else:
-            j = names.index(name)
-            previous = [
-                (turns[-1][i], without_confidence(replies[-1][i].text)) for i in range(len(names))
-            ]
+            # the replies the method shows (by `shown`, from the real answers) and the agent's
+            # own, as the peers condition shows them (noised: no answer, no confidence)
+            real = [(c, without_confidence(a.text)) for c, a in zip(turns[-1], replies[-1])]
+            kept = {c.agent for g in shown_groups(p.fmt, real, opts.shown) for c, _ in g}
+            if opts.own_reply == "apart":
+                kept.add(name)
+            own = replies[-1][names.index(name)] if name not in kept else None  # for peers=self
+            seen = view.seen([a for a in replies[-1] if a.agent in kept], name, own)
+            previous = [(confident(a), without_confidence(a.text)) for a in seen]
             if opts.own_reply == "apart":
                 top = shown_groups(p.fmt, previous, opts.shown)
                 groups = [[r for r in g if r[0].agent != name] for g in top]
-                prompt = discussion_prompt(p.question, p.fmt, groups, previous[j])
+                mine = next(r for r in previous if r[0].agent == name)
+                prompt = discussion_prompt(p.question, p.fmt, groups, mine)
             else:
                 groups = shown_groups(p.fmt, previous, opts.shown)
                 prompt = discussion_prompt(p.question, p.fmt, groups)
@@ -225,7 +239,8 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
             outputs = await rt.gather(*(speak(name, t) for name in names))
         replies.append(list(outputs))
         turns.append([confident(o) for o in outputs])
-        rt.info(f"round {t}", _round_markdown(t, turns[-1], p.fmt, rt.model_name))
+        flips = round_flips([a for r in replies[:-1] for a in r], outputs, p.fmt.key)
+        rt.info(f"round {t}", _round_markdown(t, turns[-1], p.fmt, rt.model_name, flips))
         if unanimous([a.answer for a in outputs], p.fmt.key):
             stop = "agreement"
             break
@@ -260,6 +275,7 @@ def _round_markdown(
     turns: Sequence[ConfidentAnswer],
     fmt: AnswerFormat,
     model_of: viewer_text.ModelOf | None = None,
+    flips: Mapping[str, str] | None = None,
 ) -> str:
     rows = [
         [
@@ -276,7 +292,9 @@ def _round_markdown(
         notes.append("missing: no readable confidence, so the lowest weight, 0.1")
     if any(a.answer is None for a in turns):
         notes.append(f"{viewer_text.ABSTAINED}: no readable answer, so the agent does not vote")
-    head = ["agent", "answer", "confidence", "weight"]
+    head = viewer_text.flip_column(
+        ["agent", "answer", "confidence", "weight"], rows, flips or {}, notes
+    )
     models = viewer_text.agent_models([a.agent for a in turns], model_of)
     return (
         f"**Round {t}** ({what})\n\n{viewer_text.agent_table(head, rows, {2, 3}, models)}\n\n"
@@ -322,4 +340,5 @@ SPEC = MethodSpec(
     ReconcileOptions,
     lambda o, setup: lambda s: reconcile(s, o),
     first_vote=first_vote,
+    authors_form=answer_object,  # their JSON object of reasoning, answer and confidence_level
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...engine.authors_forms import AuthorsFormat
 from ...engine.requests import (
     AnswerRequest,
     ChallengeRequest,
@@ -24,6 +25,7 @@ from ..simulated import (
     Turn,
     is_gold,
     responds,
+    stating,
     wrong,
 )
 
@@ -56,6 +58,8 @@ def answer_reply(turn: Turn, asks: AnswerRequest | ExtractRequest) -> str:
         answer, why = wrong(gold, fmt, rng), "I made a mistake somewhere"
     if asks.confidence:  # CortexDebate: explanation and confidence
         sure = rng.uniform(0.6, 0.95) if answer == gold else rng.uniform(0.25, 0.7)
+        if isinstance(fmt, AuthorsFormat):  # ReConcile's object holds its confidence
+            return fmt.write(f"Simulated reasoning of {agent}: {why}.", answer, sure)
         return (
             f"EXPLANATION: Simulated reasoning of {agent}: {why}.\n"
             f"CONFIDENCE: {sure:.2f}\nANSWER: {answer}"
@@ -63,7 +67,7 @@ def answer_reply(turn: Turn, asks: AnswerRequest | ExtractRequest) -> str:
     if asks.agreement:  # decision debates: [AGREE] exactly when it holds the same answer
         same = asks.current is not None and fmt.key(answer) == fmt.key(asks.current)
         why = f"{'[AGREE]' if same else '[DISAGREE]'} {why}"
-    return f"Simulated reasoning of {agent}: {why}.\nANSWER: {answer}"
+    return stating(fmt, f"Simulated reasoning of {agent}: {why}.", answer)
 
 
 @responds(ConfidenceRequest)

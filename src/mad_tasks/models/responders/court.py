@@ -4,13 +4,20 @@ each prefers the better answer with probability `accuracy`."""
 from __future__ import annotations
 
 from ...engine.answers import FreeText
-from ...engine.requests import DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest
+from ...engine.requests import (
+    DefenceRequest,
+    FeedbackRequest,
+    RecapRequest,
+    ScoreRequest,
+    VerdictRequest,
+)
 from ..simulated import OTHER, Sample, Turn, digest, responds
 
 
-@responds(DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest)
+@responds(DefenceRequest, FeedbackRequest, RecapRequest, ScoreRequest, VerdictRequest)
 def court(
-    turn: Turn, asks: DefenceRequest | FeedbackRequest | ScoreRequest | VerdictRequest
+    turn: Turn,
+    asks: DefenceRequest | FeedbackRequest | RecapRequest | ScoreRequest | VerdictRequest,
 ) -> str:
     """Prefer the better answer with probability `accuracy`: the gold side of a judged pair, or
     the answer that states the target; a judge gives steady totals with a margin per pair."""
@@ -26,6 +33,8 @@ def court(
         return (
             "Simulated feedback: Advocates for A, be more specific; for B, answer the other side."
         )
+    if isinstance(asks, RecapRequest):
+        return f"Simulated summary of the {asks.of}: its main points in brief."
     better = better_of(asks.a, asks.b, turn.sample)
     if better is None:
         pick = rng.choice("AB")

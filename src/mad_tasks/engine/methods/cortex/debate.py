@@ -35,7 +35,9 @@ from ... import viewer_text
 from ...answers import AnswerFormat, FreeText
 from ...confidence import parse_confidence, without_confidence
 from ...content import Content, Msg, Question, compose
+from ...failures import round_flips
 from ...limits import LimitReached, looked_ahead, next_round_fits, stop_at
+from ...peers import Peers
 from ...protocols import cortex as rules
 from ...records import AgentAnswer, DebateResult
 from ...requests import AnswerRequest, ConfidenceRequest
@@ -201,6 +203,7 @@ async def cortex(
     contexts: list[CallContext] = []
     turns: list[list[Turn]] = []
     graphs: list[Graph] = []
+    view = Peers(opts.peers, p.question.text)
 
     def turn(reply: AgentAnswer, read: list[int]) -> Turn:
         stated = parse_confidence(reply.text)
@@ -288,10 +291,17 @@ async def cortex(
                 graphs.append(graph)
                 rt.info(f"graph {now}", graph_markdown(graph, names, credibility, opts))
 
-                # Step 3: every agent answers again from its kept heads' outputs only
+                # Step 3: every agent answers again from its kept heads' outputs only (as the
+                # peers condition shows them; the graph is the method's either way)
                 shown = [_shown(o.text, opts) for o in outputs]
                 read = [rules.heads(keep, j) for j in range(n)]
-                prompts = [_prompt_for(p, shown, j, read[j], opts) for j in range(n)]
+                seen = [
+                    view.seen([outputs[i] for i in read[j]], names[j], outputs[j]) for j in range(n)
+                ]
+                prompts = [
+                    _prompt_for(p, [_shown(a.text, opts) for a in seen[j]], shown[j], opts)
+                    for j in range(n)
+                ]
                 outputs = await rt.gather(
                     *(
                         session.answer(
@@ -301,7 +311,7 @@ async def cortex(
                             "regenerate",
                             now,
                             asks=AnswerRequest(
-                                p.fmt, _answers_read(outputs, j, read[j], opts), confidence=True
+                                p.fmt, _answers_read(outputs[j], seen[j], opts), confidence=True
                             ),
                         )
                         for j in range(n)
@@ -312,7 +322,10 @@ async def cortex(
                     names[j]: PromptSize(
                         prompt_chars(session, prompts[j]),
                         prompt_chars(
-                            session, _prompt_for(p, shown, j, rules.heads(everyone, j), opts)
+                            session,
+                            _prompt_for(
+                                p, [shown[i] for i in rules.heads(everyone, j)], shown[j], opts
+                            ),
                         ),
                         len(read[j]),
                     )
@@ -321,7 +334,9 @@ async def cortex(
                 beyond = initial_chars if p.question.media else None  # see call_contexts
                 contexts += call_contexts(session, now, prompt_sizes, beyond)
                 turns.append([turn(o, read[j]) for j, o in enumerate(outputs)])
-                rt.info(f"round {now}", answers_markdown(now, turns[-1], p.fmt, opts, models))
+                flips = round_flips([a for r in replies_by_round for a in r], outputs, p.fmt.key)
+                shown_round = answers_markdown(now, turns[-1], p.fmt, opts, models, flips)
+                rt.info(f"round {now}", shown_round)
         except LimitReached as reached:  # the round in progress is dropped, its graph too
             limit, stop, d = reached, "limit", d - 1
             del graphs[d:]
@@ -444,19 +459,19 @@ def _credibility(opts: CortexOptions, names: Sequence[str]) -> Credibility:
     return Credibility("chinchilla", C, [], known)
 
 
-def _prompt_for(
-    p: Problem, shown: Sequence[str], j: int, heads: Sequence[int], opts: CortexOptions
-) -> Content:
-    own = shown[j] if opts.include_self else None
-    return regeneration_prompt(p.question, p.fmt, [shown[i] for i in heads], own, opts.scrutiny)
+def _prompt_for(p: Problem, neighbours: Sequence[str], own: str, opts: CortexOptions) -> Content:
+    """An agent's regeneration prompt: the `neighbours`' outputs it reads, with its `own` under
+    include_self."""
+    mine = own if opts.include_self else None
+    return regeneration_prompt(p.question, p.fmt, neighbours, mine, opts.scrutiny)
 
 
 def _answers_read(
-    outputs: Sequence[AgentAnswer], j: int, heads: Sequence[int], opts: CortexOptions
+    own: AgentAnswer, seen: Sequence[AgentAnswer], opts: CortexOptions
 ) -> tuple[str, ...]:
-    """The answers agent j's prompt shows (its own first with include_self), for `Call.asks`."""
-    shown = ([j] if opts.include_self else []) + list(heads)
-    return tuple(a for i in shown if (a := outputs[i].answer) is not None)
+    """The answers an agent's prompt shows (its own first with include_self), for `Call.asks`."""
+    shown = ([own] if opts.include_self else []) + list(seen)
+    return tuple(a.answer for a in shown if a.answer is not None)
 
 
 def _shown(text: str, opts: CortexOptions) -> str:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from ...checks import OptionError, boolean, integer, number, one_of
 from ...embeddings import pair_scorer_spec
-from ...options import MAX_AGENTS, MAX_ROUNDS, Answering, Check, embedder_option, option
+from ...options import MAX_AGENTS, MAX_ROUNDS, Check, PeerControls, embedder_option, option
 from ...protocols import cortex as rules
 from ..turns import agent_names
 from .records import ModelSize
@@ -82,7 +82,7 @@ def _choice(allowed: Sequence[str]) -> Check:
 
 
 @dataclass(frozen=True)
-class CortexOptions(Answering):
+class CortexOptions(PeerControls):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         5,
@@ -200,6 +200,8 @@ class CortexOptions(Answering):
 
     def validate(self) -> None:
         super().validate()
+        if self.peers == "self" and self.include_self:  # it would read its own output twice
+            raise OptionError("include_self", self.include_self, "false with peers=self")
         if self.similarity != "cross_encoder" and self.cross_encoder != "hashing":  # unused
             raise OptionError("cross_encoder", self.cross_encoder, "set only with similarity "
                               "cross_encoder")  # fmt: skip

@@ -118,9 +118,10 @@ def answers_markdown(
     fmt: AnswerFormat,
     opts: CortexOptions,
     models: Mapping[str, str] | None = None,
+    flips: Mapping[str, str] | None = None,
 ) -> str:
     """The round's answers and confidences; `models` (`viewer_text.agent_models`): each agent's
-    model, shown where they differ."""
+    model, shown where they differ; `flips`: the class of each agent's change of answer."""
     rows = [
         [
             t.agent,
@@ -151,6 +152,7 @@ def answers_markdown(
         notes.append(f"{viewer_text.ABSTAINED}: no readable answer")
     if round > 1:
         notes.append("read: the peers whose previous answers the agent read")
+    head = viewer_text.flip_column(head, rows, flips or {}, notes)
     return (
         f"**Round {round} answers** ({paper})\n\n{viewer_text.agent_table(head, rows, {2, 3}, models)}\n\n"
         + "; ".join(notes)

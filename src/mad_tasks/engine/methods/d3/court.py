@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from ... import prompts, viewer_text
 from ...answers import Choice, without_answer_lines
 from ...content import Content, Msg, Question, compose, text_of
-from ...limits import LimitReached, stopped
+from ...limits import LimitReached, NotStarted, ahead, stage_fits, stopped
 from ...protocols.d3 import (
     CRITERIA as CRITERION_ROWS,
 )
@@ -38,7 +38,13 @@ from ...protocols.d3 import (
     swap_verdict,
 )
 from ...records import AgentAnswer, DebateResult, Stopped, reply_tokens
-from ...requests import DefenceRequest, FeedbackRequest, ScoreRequest, VerdictRequest
+from ...requests import (
+    DefenceRequest,
+    FeedbackRequest,
+    RecapRequest,
+    ScoreRequest,
+    VerdictRequest,
+)
 from ...session import Problem, Session
 from ...spec import MethodSpec
 from .options import SINGLE_JUDGE_FIXED, SINGLE_JUDGE_GROUPS, CourtOptions, Jury, Swap
@@ -176,11 +182,15 @@ def merge_prompt(pair: Pair, side: str, defences: Sequence[str], words: int) -> 
     )
 
 
-def summary_prompt(defence: str, side: str, words: int) -> str:
+SUMMARY_WORDS = 50  # SAMRE's summaries (`summarize`), as long as the authors' code asks
+
+
+def summary_prompt(text: str, what: str, words: int = SUMMARY_WORDS) -> str:
+    """A summary of `text`, which `what` names ("defence of Answer A", "judge's evaluation")."""
     return (
-        f"{block('Argument', defence)}\n\nCondense this argument, keeping its main claims and any "
-        "scores it cites. Begin directly, with no preamble. "
-        f"Write a summary of this defence of Answer {side} in at most {words} words."
+        f"{block(what[0].upper() + what[1:], text)}\n\nCondense this {what}, keeping its main "
+        "claims and any scores it cites. Begin directly, with no preamble. "
+        f"Write a summary of this {what} in at most {words} words."
     )
 
 
@@ -295,6 +305,13 @@ class Court:
         if self.stopped is None:
             self.stopped = stopped(limit, where, decided)
 
+    def start(self, stage: str, calls: int) -> None:
+        """Before a `stage` of `calls` calls at once, each estimated as the largest call so far
+        (`limits.stage_fits`): `NotStarted` naming it when the budget or a limit cannot cover it."""
+        over = stage_fits(self.session, calls)
+        if over is not None:
+            raise NotStarted(over, stage)
+
     def hide(self, text: str) -> str:
         """Keep the advocates' and jurors' agent ids (which say who wrote what) out of the record."""
         return anonymise(text, [c.agent for c in self.session.calls if c.role != "judge"])
@@ -359,6 +376,20 @@ class Court:
         )
         return self.hide(reply.text)
 
+    async def recap(self, agent: str, role: str, round: int, text: str, of: str) -> None:
+        """A summary that no later call reads, of the judge's evaluation or a juror's vote (`of`):
+        the authors' SAMRE code makes these calls (`summaries=code`), so they cost what its runs
+        cost."""
+        what = {"evaluation": "judge's evaluation", "vote": "juror's vote"}[of]
+        await self.session.call(
+            self.prefix + agent,
+            role,
+            [Msg("user", summary_prompt(text, what))],
+            "summary",
+            round,
+            asks=RecapRequest(of),
+        )
+
     def transcript(self, shown: Sequence[Defence]) -> Content:
         """What the jury reads: the pair, then per round the defences shown and the evaluations."""
         parts: list[str] = []
@@ -381,42 +412,52 @@ class Court:
         shown: Sequence[Defence],
         scores: Sequence[Scores | None],
         stop: str | None,
+        recap_votes: bool = False,
     ) -> Hearing:
         """The jury votes on the transcript; a tied vote (or no jury) goes to the judge's
-        `scores`."""
+        `scores`. `recap_votes`: each vote is then summarised (`Court.recap`)."""
         transcript = self.transcript(shown)
         rounds = max((e.round for e in self.evaluations), default=0)
         gap = judge_gap(scores, jury.tiebreak)
         votes: list[JurorVote] = []
+
+        async def ballot(i: int) -> AgentAnswer:
+            juror = f"juror_{i + 1}"
+            prompt = juror_prompt(jury.persona(i), transcript, self.bias_note, jury.debiasing)
+            return await self.session.answer(
+                self.prefix + juror,
+                juror,
+                [Msg("user", prompt)],
+                "vote",
+                rounds,
+                asks=VerdictRequest(self.pair.a, self.pair.b),
+            )
+
+        async def recap_all(ballots: Sequence[AgentAnswer]) -> None:
+            """Each vote summarised once all are cast; a limit here leaves the votes standing."""
+            try:
+                await self.rt.gather(
+                    *(
+                        self.recap(f"juror_{i + 1}", f"juror_{i + 1}", rounds, b.text, "vote")
+                        for i, b in enumerate(ballots)
+                    )
+                )
+            except LimitReached as reached:  # no call reads these summaries
+                self.stop(reached, "the jury's summaries", "the jury's votes")
+
         judged = Verdict(side_of(gap), {}, 0, tiebreak_used=True, judge_gap=gap)
+        calls = jury.size * (2 if recap_votes else 1)  # a vote, and its summary
+        over = stage_fits(self.session, calls) if jury.size else None
+        if over is not None:  # the jurors would start together: a jury it cannot cover, none
+            self.stop(over, ahead(over, "the jury"), "the judge's scores (the jury did not vote)")
         if jury.size == 0 or self.stopped is not None:  # a limit ended the hearing: no jury
             verdict = judged
         else:
             try:
                 async with self.rt.span("jury"):
-                    ballots = await self.rt.gather(
-                        *(
-                            self.session.answer(
-                                f"{self.prefix}juror_{i + 1}",
-                                f"juror_{i + 1}",
-                                [
-                                    Msg(
-                                        "user",
-                                        juror_prompt(
-                                            jury.persona(i),
-                                            transcript,
-                                            self.bias_note,
-                                            jury.debiasing,
-                                        ),
-                                    )
-                                ],
-                                "vote",
-                                rounds,
-                                asks=VerdictRequest(self.pair.a, self.pair.b),
-                            )
-                            for i in range(jury.size)
-                        )
-                    )
+                    ballots = await self.rt.gather(*(ballot(i) for i in range(jury.size)))
+                    if recap_votes:
+                        await recap_all(ballots)
             except LimitReached as reached:  # the judge's scores decide, as without a jury
                 self.stop(reached, "the jury", "the judge's scores (the jury did not vote)")
                 ballots = []

@@ -15,6 +15,8 @@
 `aggregation="max_score"` follows the paper's theory (section 3) instead: no merge; the judge
 scores each pairing (d_Aj, d_Bj) and each side keeps its best total.
 Every call shows the pair (the question with all its parts, then both answers) first.
+Under `-S budget` (or a token or cost limit) with `look_ahead` on, a stage that cannot be covered
+is not started (`Court.start`); the first advocate writes alone when nothing is measured yet.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 
+from ...limits import unmeasured
 from ...protocols.d3 import SIDES, best_scores
 from ...records import DebateResult
 from ...session import Session
@@ -76,27 +79,38 @@ async def more(
                 kind="merged",
             )
 
+        async def advocate_stage(
+            court: Court, stage: str, seats: Sequence[tuple[str, int]], opponent: str | None
+        ) -> list[Defence]:
+            """The advocates of `seats` at once; under a budget with nothing spent yet, the
+            first alone, to measure the others (`limits.unmeasured`), which start if they fit."""
+            first = [await defend(*seats[0], opponent)] if unmeasured(court.session) else []
+            court.start(stage, len(seats) - len(first))
+            rest = seats[len(first) :]
+            return first + await rt.gather(*(defend(side, j, opponent) for side, j in rest))
+
         if aggregation == "synthesis" and advocate_order == "sequential":
             # the authors' code: A's team argues and merges, then B's advocates read A's merge
             shown: list[Defence] = []
             for side in SIDES:
                 opponent = shown[0].text if shown else None
                 async with rt.span(f"advocates {side}"):
-                    mine = await rt.gather(
-                        *(defend(side, j, opponent) for j in range(1, advocates + 1))
-                    )
+                    seats = [(side, j) for j in range(1, advocates + 1)]
+                    mine = await advocate_stage(court, f"the advocates of {side}", seats, opponent)
+                court.start(f"the merge of {side}", 1)
                 async with rt.span(f"merge {side}"):
                     shown.append(await merge(side, mine))
             return await judge(court, shown)
         async with rt.span("advocates"):
-            written = await rt.gather(
-                *(defend(side, j) for side in SIDES for j in range(1, advocates + 1))
-            )
+            seats = [(side, j) for side in SIDES for j in range(1, advocates + 1)]
+            written = await advocate_stage(court, "the advocates", seats, None)
         team = {side: [d for d in written if d.side == side] for side in SIDES}
         if aggregation == "synthesis":
+            court.start("the merges", len(SIDES))
             async with rt.span("merge"):
                 shown = await rt.gather(*(merge(side, team[side]) for side in SIDES))
             return await judge(court, shown)
+        court.start("the judge", advocates)
         async with rt.span("judge"):
             evaluations = await rt.gather(
                 *(
@@ -125,9 +139,11 @@ async def more(
         async with rt.span("judge"):
             feedback = None
             if judge_calls == "split":
+                court.start("the judge's feedback", 1)
                 feedback = await court.comment(
                     1, d3.feedback_prompt(p, a, b, bias_note=court.bias_note)
                 )
+            court.start("the judge's scores", 1)
             evaluation = await court.evaluate(
                 1, d3.judge_prompt(p, a, b, bias_note=court.bias_note)
             )

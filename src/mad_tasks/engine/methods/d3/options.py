@@ -25,6 +25,9 @@ AGGREGATIONS = ("synthesis", "max_score")  # MORE's: merge each side's defences,
 JURY_TIES = ("second", "judge")  # a tied jury: the answer shown second (code), or the judge (paper)
 ADVOCATE_ORDERS = ("sequential", "parallel")  # MORE: B's team reads A's merged defence, or not
 JUDGE_CALLS = ("split", "joint")  # MORE's judge: a feedback call and a scoring call, or one call
+OWN_DEFENCES = ("hidden", "shown")  # SAMRE: does an advocate read its own previous defence?
+# SAMRE with summarize: the code also condenses each judge evaluation and each vote (never read)
+SUMMARIES = ("code", "used_only")
 
 # stopping preset -> (window, min_rounds, eps) unless set explicitly
 STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
@@ -240,9 +243,11 @@ class SamreOptions(CourtOptions):
         lambda name, v: integer(name, v, 1, MAX_ROUNDS),
     )
     stopping: str = option(
-        "signed",
-        "signed (the signed score gap steady within eps over the window, no sign change) or "
-        "code (the reference code's test on absolute gaps: window 3, min_rounds 3, eps 5).",
+        "code",
+        "code (the authors' code: the absolute gaps |A − B| of the window span less than eps and "
+        "neither strictly rise nor fall; window 3, min_rounds 3, eps 5) or signed (the paper's "
+        "text read strictly: the signed gap steady within eps over the window, no sign change; "
+        "window 2, min_rounds 2, eps 5).",
         lambda name, v: one_of(name, v, STOPPING),
     )
     eps: float | None = option(
@@ -252,12 +257,12 @@ class SamreOptions(CourtOptions):
     )
     window: int | None = option(
         None,
-        "rounds compared (default 2; code: 3).",
+        "rounds compared (default: code 3, signed 2).",
         lambda name, v: optional(integer, name, v, 2, MAX_ROUNDS, null=PRESET),
     )
     min_rounds: int | None = option(
         None,
-        "rounds before convergence may stop the debate (default 2; code: 3).",
+        "rounds before convergence may stop the debate (default: code 3, signed 2).",
         lambda name, v: optional(integer, name, v, 1, MAX_ROUNDS, null=PRESET),
     )
     decisive_gap: float | None = option(
@@ -267,13 +272,36 @@ class SamreOptions(CourtOptions):
     )
     token_budget: int | None = option(
         None,
-        "stop after the round in which the tokens spent exceed this (unset: none).",
+        "stop after the round in which the tokens spent exceed this (unset: none; the authors' "
+        "code feeds its counter 0, so its budget never fires).",
         lambda name, v: optional(integer, name, v, 1),
     )
     summarize: bool = option(
-        False,
-        "condense each defence before the opponent, judge and jury read it (code).",
+        True,
+        "condense each defence before the opponent, judge and jury read it (the authors' code); "
+        "false: they read the defences in full (the paper prints no summary step).",
         boolean,
+    )
+    summaries: str = option(
+        "code",
+        "with summarize: code (the authors' code also condenses every judge evaluation and every "
+        "juror's vote, which no call reads: 1 call a round and 1 a juror, what their runs cost) "
+        "or used_only (only the defences' summaries, which are read).",
+        lambda name, v: one_of(name, v, SUMMARIES),
+    )
+    advocate_order: str = option(
+        "sequential",
+        "sequential (the authors' code: answer A's advocate speaks first, and answer B's reads "
+        "A's defence of the same round) or parallel (the paper's Algorithm 2: both read only the "
+        "previous round).",
+        lambda name, v: one_of(name, v, ADVOCATE_ORDERS),
+    )
+    own_defence: str = option(
+        "hidden",
+        "hidden (the authors' code: an advocate reads the opponent's latest defence and the "
+        "judge's latest evaluation, not its own defence) or shown (the paper's transcript "
+        "T_{r-1}: its own previous defence too).",
+        lambda name, v: one_of(name, v, OWN_DEFENCES),
     )
     advocate_stance: str = _advocate_stance()
 

@@ -1,25 +1,32 @@
 """SAMRE, Single-Advocate Multi-Round Evaluation with budgeted stopping (D3, Algorithm 2).
 
 One advocate per answer. For r = 1..max_rounds:
-1. both advocates write at once, each reading only round r-1 material: its own and its opponent's
-   previous defence and the judge's previous evaluation (the paper's symmetric rule; the reference
-   code let the second speaker read the first one's current argument);
+1. the advocates write their defences. With `advocate_order=sequential` (the authors' code) A's
+   advocate speaks first and B's reads A's defence of the same round; with `parallel` (the paper's
+   Algorithm 2) both read only round r-1 material. Each reads the opponent's latest defence and the
+   judge's previous evaluation; with `own_defence=shown` (the paper's transcript T_{r-1}) also its
+   own previous defence, which the code never shows it (`hidden`);
 2. the judge scores both defences on the six criteria and writes feedback, seeing its own earlier
    totals;
 3. the stop rule reads the score gaps and the tokens spent so far, measured from the replies' usage,
    and ends the debate when it fires (protocols.d3.stop_reason). Replies served from a response
    cache count with the tokens they first cost, so a cached re-run stops where the first run did.
    A reply without usage makes the total unknown: the budget can no longer fire, which an info
-   event says once per hearing and the record keeps (`token_budget_enforced` False).
-Then the jury votes on the anonymised transcript of every round; a tied vote goes to the judge's
-gap. A limit of the run (or `-S budget`) reached in round r ends the hearing there: the judge's
-scores up to round r-1 decide, with no jury (engine/limits.py); with `look_ahead` a round that
-would pass a limit, estimated from the rounds before it, is not started. `summarize` condenses each
-defence before anyone reads it, as the reference code does.
+   event says once per hearing and the record keeps (`token_budget_enforced` False). (The code's
+   budget never fires: its counter is fed 0.)
+Then the jury votes on the anonymised transcript of every round; a tied vote goes to answer B
+(`jury_tie=second`, the code) or to the judge's gap (`judge`, the paper). A limit of the run (or
+`-S budget`) reached in round r ends the hearing there: the judge's complete evaluations decide,
+with no jury (engine/limits.py); with `look_ahead` a round that would pass a limit, estimated from
+the rounds before it, is not started.
 
-Every call shows the pair (the question with all its parts, then both answers) first, except:
-- the summaries (`summarize`): each condenses one defence and reads only that defence, as the
-  reference code's summarizer does.
+`summarize` (the code's default) condenses each defence before anyone reads it. With
+`summaries=code` the judge's evaluation of every round and every juror's vote are condensed too, as
+the code does: no call reads those summaries, but they are calls of the published runs (one a round
+and one a juror); `used_only` leaves them out.
+
+Every call shows the pair (the question with all its parts, then both answers) first, except the
+summaries: each reads only the text it condenses, as the code's summarizer does.
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ from .records import Defence, Evaluation, JudgeRecord
 
 NO_ROUND = "no answer: no round was complete"
 ADVOCATE_WORDS = 100
-SUMMARY_WORDS = 50
+OPPONENT_BEFORE = "The opposing advocate's previous defence"
+OPPONENT_NOW = "The opposing advocate's defence in this round"
+CODE_RULE = SamreOptions().rule  # the authors' code's stop rule, the options' default
 UNENFORCED = (
     "The token budget of {budget} cannot be enforced: by round {round} a reply reported no token "
     "usage, so the tokens spent are unknown and the debate runs on the other stop rules."
@@ -77,53 +86,53 @@ def stop_rules(rule: StopRule) -> str:
 async def samre(
     session: Session,
     pair: Pair,
-    rule: StopRule = StopRule(),
-    summarize: bool = False,
+    rule: StopRule = CODE_RULE,
+    summarize: bool = True,
     jury: Jury = Jury(),
     swap: Swap = Swap(),
     bias_note: bool = False,
     advocate_stance: str = "persuade",
+    advocate_order: str = "sequential",
+    own_defence: str = "hidden",
+    summaries: str = "code",
 ) -> DebateResult:
     unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
+    recaps = summarize and summaries == "code"  # the code's summaries that no call reads
 
     async def speak(
         court: Court, r: int, previous: dict[str, Defence], feedback: str | None
     ) -> tuple[dict[str, Defence], Evaluation]:
         """Round `r`: both advocates' defences (summarised with `summarize`), then the judge's
-        evaluation of them."""
+        evaluation of them (summarised too with `summaries=code`)."""
         p = court.pair
-        async with court.rt.span(f"round {r}"):
-            spoken = await court.rt.gather(
-                *(
-                    court.argue(
-                        f"advocate_{side.lower()}",
-                        side,
-                        r,
-                        d3.advocate_prompt(
-                            p,
-                            side,
-                            ADVOCATE_WORDS,
-                            own=previous[side].text if previous else None,
-                            opponent=previous[flip(side)].text if previous else None,
-                            evaluation=feedback,
-                            stance=advocate_stance,
-                        ),
-                    )
-                    for side in SIDES
-                )
+
+        async def defend(side: str, opponent: Defence | None) -> Defence:
+            own = previous.get(side) if own_defence == "shown" else None
+            title = OPPONENT_NOW if opponent and opponent.round == r else OPPONENT_BEFORE
+            prompt = d3.advocate_prompt(
+                p,
+                side,
+                ADVOCATE_WORDS,
+                own=own.text if own else None,
+                opponent=opponent.text if opponent else None,
+                evaluation=feedback,
+                stance=advocate_stance,
+                opponent_title=title,
             )
-            if summarize:
+            agent = f"advocate_{side.lower()}"
+            argued = await court.argue(agent, side, r, prompt)
+            if not summarize:
+                return argued
+            condensed = d3.summary_prompt(argued.text, f"defence of Answer {side}")
+            return await court.argue(agent, side, r, condensed, kind="summary")
+
+        async with court.rt.span(f"round {r}"):
+            if advocate_order == "sequential":  # B reads A's defence of this round
+                first = await defend("A", previous.get("B"))
+                spoken = [first, await defend("B", first)]
+            else:
                 spoken = await court.rt.gather(
-                    *(
-                        court.argue(
-                            f"advocate_{d.side.lower()}",
-                            d.side,
-                            r,
-                            d3.summary_prompt(d.text, d.side, SUMMARY_WORDS),
-                            kind="summary",
-                        )
-                        for d in spoken
-                    )
+                    *(defend(side, previous.get(flip(side))) for side in SIDES)
                 )
             spoken_by = {d.side: d for d in spoken}
             earlier = [e.scores for e in court.evaluations]
@@ -137,6 +146,8 @@ async def samre(
                     court.bias_note,
                 ),
             )
+            if recaps:
+                await court.recap("judge", "judge", r, evaluation.shown(), "evaluation")
             return spoken_by, evaluation
 
     async def hold(court: Court) -> Hearing:
@@ -158,7 +169,8 @@ async def samre(
             try:
                 previous, evaluation = await speak(court, r, previous, feedback)
             except LimitReached as limit:  # the judge's last complete evaluation decides
-                decided = f"the judge's scores up to round {r - 1}" if r > 1 else NO_ROUND
+                scored = len(court.evaluations)  # round r's, when only its summary was refused
+                decided = f"the judge's scores up to round {scored}" if scored else NO_ROUND
                 court.stop(limit, f"round {r}", decided)
                 reason = "limit"
                 break
@@ -179,11 +191,15 @@ async def samre(
             if reason:
                 break
         shown = [d for d in court.defences if d.kind == ("summary" if summarize else "argument")]
-        return await court.deliberate(jury, shown, [e.scores for e in court.evaluations], reason)
+        scores = [e.scores for e in court.evaluations]
+        return await court.deliberate(jury, shown, scores, reason, recap_votes=recaps)
 
     options = {
         **asdict(rule),
         "summarize": summarize,
+        "summaries": summaries,
+        "advocate_order": advocate_order,
+        "own_defence": own_defence,
         "advocate_stance": advocate_stance,
         **jury.record(),
     }
@@ -200,7 +216,17 @@ SPEC = MethodSpec(
     SamreOptions,
     lambda o, setup: (
         lambda s, pair: samre(
-            s, pair, o.rule, o.summarize, o.jury, o.positions, o.bias_note, o.advocate_stance
+            s,
+            pair,
+            o.rule,
+            o.summarize,
+            o.jury,
+            o.positions,
+            o.bias_note,
+            o.advocate_stance,
+            o.advocate_order,
+            o.own_defence,
+            o.summaries,
         )
     ),
     reads=Pair,

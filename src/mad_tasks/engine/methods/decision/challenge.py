@@ -2,7 +2,9 @@
 
 After the decision every agent is shown the task and a final answer (the decision's, or one the
 `challenger` role wrote in its place) and replies with the exact word AGREE or DISAGREE; an agent
-that disagrees gives a new answer. The stage itself runs in `debate.py`; here are its settings,
+that disagrees gives a new answer. The paper has five variants of what the agents are shown;
+MALLM's code (d9e66bc, `Coordinator.challenge_solution`) runs all five, one after another, in
+every run that challenges (`all`). The stage itself runs in `debate.py`; here are its settings,
 the verdict reader and the rule that may adopt the new answers.
 """
 
@@ -10,15 +12,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-# none: no stage; solution / history: the decision's answer (history: with the discussion);
-# wrong / irrelevant: a replaced answer written by the `challenger` role
-SETTINGS = ("none", "solution", "history", "wrong", "irrelevant")
+# solution / history / information: the decision's answer (history: with the discussion;
+# information: with facts retrieved for the task); wrong / irrelevant: a replaced answer. In
+# MALLM's order: it runs them in this order and records each
+VARIANTS = ("solution", "wrong", "irrelevant", "history", "information")
+SETTINGS = ("none", *VARIANTS, "all")  # none: no stage; all: every variant (MALLM's code)
 REPLACED = ("wrong", "irrelevant")
 ADOPT = ("never", "majority")
 IRRELEVANT = ("call", "fixed")
+# with no answer to judge (the debate abstained, no wrong answer could be read): ask (MALLM's
+# code: the agents judge a stand-in, NO_ANSWER or the challenger's reply as written) or skip
+NO_ANSWER_RULES = ("ask", "skip")
+NO_ANSWER = "The discussion gave no answer."
 # MALLM's coordinator.py hard-codes the irrelevant answer to this (its paper says Qwen2-7B wrote it)
 FIXED_IRRELEVANT = "I) I don't know."
 SHOWN_CHARS = 2_000  # the most of a challenger's irrelevant reply the agents are shown
+
+
+def variants(setting: str) -> tuple[str, ...]:
+    """The variants a `challenge` setting runs, in MALLM's order."""
+    return VARIANTS if setting == "all" else () if setting == "none" else (setting,)
+
 
 _WORDS = {"AGREE": True, "DISAGREE": False}
 _DECORATION = "*_`'\"[](){}<>.,:;!?#-"  # markup and punctuation around a verdict word

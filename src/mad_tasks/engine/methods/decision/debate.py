@@ -23,13 +23,14 @@ the decision protocol decides or `max_turns` runs out:
    the latest proposal's solution; `decision_success` is then False. Without such a solution (no
    agent ever had one, say) there is no answer: the debate abstains, never picks another at random.
 5. The challenge stage (`challenge`, off by default; the paper's §4.2 ablation, App. E.3 prompts):
-   after the decision every agent, at once, judges a final answer (the decision's, with or without
-   the discussion, or a wrong or irrelevant one the `challenger` role writes in its place while the
-   debate runs; the paper used Qwen2-7B for those, MALLM's code hard-codes the irrelevant one:
-   `challenge_irrelevant`) with
-   the exact word AGREE or DISAGREE, and a disagreeing agent gives a new answer. The paper reports
-   the challenge rate and that re-answering never helps, so the decision's answer stays final unless
-   `challenge_adopt=majority`. Its Wikipedia-RAG setting is not offered (no retrieval service).
+   after the decision every agent, at once, judges a final answer with the exact word AGREE or
+   DISAGREE, and a disagreeing agent is asked afresh for a new answer. What it judges is the
+   variant: the decision's answer alone, with the discussion, or with facts retrieved for the task
+   (`challenge_facts`), or a wrong or irrelevant answer in its place (the `challenger` role writes
+   the wrong one while the debate runs; MALLM's code fixes the irrelevant one:
+   `challenge_irrelevant`). `all` runs the five variants, as MALLM's code does, each recorded
+   apart. The paper reports the challenge rate and that re-answering never helps, so the
+   decision's answer stays final unless `challenge_adopt=majority` (one variant only).
 
 Every call shows the question with all its parts, first in its first user message (prompt caches):
 a call made in the agent's persona opens with the agent's system message, the persona calls and
@@ -62,6 +63,7 @@ from ...spec import MethodSpec, Run, Setup, agent_roles
 from ..turns import agent_names
 from . import challenge as challenges
 from . import prompts, viewer
+from .facts import Facts
 from .options import DecisionConfig
 from .personas import Persona, expert_personas
 from .records import (
@@ -88,31 +90,40 @@ Counterfeit = tuple[str | None, str | None, str | None]
 
 
 async def decision_debate(
-    session: Session, cfg: DecisionConfig, embedder: Embedder | None = None
+    session: Session,
+    cfg: DecisionConfig,
+    embedder: Embedder | None = None,
+    facts: Facts | None = None,
 ) -> DebateResult:
-    debate = _Debate(session, cfg)
-    replaced: Counterfeit | None = None
+    debate = _Debate(session, cfg, facts)
+    variants = challenges.variants(cfg.challenge)
+    replacing = [v for v in variants if v in challenges.REPLACED]
+    replaced: dict[str, Counterfeit] = {}
     limit: LimitReached | None = None
     try:
-        if cfg.challenge in challenges.REPLACED:
-            # the challenger needs only the task, so it writes while the debate runs
-            both = await session.runtime.gather(debate.run(), debate.counterfeit())
-            outcome, replaced = cast(Outcome, both[0]), cast(Counterfeit, both[1])
+        if replacing:  # the challenger needs only the task, so it writes while the debate runs
+            done = await session.runtime.gather(
+                debate.run(), *(debate.counterfeit(v) for v in replacing)
+            )
+            outcome = cast(Outcome, done[0])
+            replaced = dict(zip(replacing, cast(list[Counterfeit], done[1:]), strict=True))
         else:
             outcome = await debate.run()
     except LimitReached as reached:  # the turn in progress ends the debate, as max_turns does
         limit, outcome = reached, debate.no_decision()
     debate.announce(outcome)
-    challenged = cfg.challenge != "none" and limit is None  # no stage after a limit
-    challenge = await debate.challenge(outcome, replaced) if challenged else None
-    result = await debate.result(outcome, challenge, embedder or HashingEmbedder())
+    # the variants one after another, as MALLM runs them; no stage after a limit
+    stages = [
+        await debate.challenge(outcome, v, replaced.get(v)) for v in variants if limit is None
+    ]
+    result = await debate.result(outcome, stages, embedder or HashingEmbedder())
     decided = f"the rule for no decision ({outcome.fallback_used}) after the turns that ran"
     return stop_at(result, limit, f"turn {debate.turn}", decided)
 
 
 class _Debate:
-    def __init__(self, session: Session, cfg: DecisionConfig) -> None:
-        self.s, self.cfg = session, cfg
+    def __init__(self, session: Session, cfg: DecisionConfig, facts: Facts | None) -> None:
+        self.s, self.cfg, self.facts = session, cfg, facts
         self.rt, self.fmt = session.runtime, session.problem.fmt
         self.question = session.problem.question
         self.names = agent_names(cfg.agents)
@@ -456,52 +467,63 @@ class _Debate:
 
     # -- the challenge stage ---------------------------------------------------------------------
 
-    async def challenge(self, outcome: Outcome, replaced: Counterfeit | None) -> Challenge:
-        """After the decision every agent, at once, judges a final answer (the decision's, or
-        `replaced`, the one the `challenger` role wrote in its place); an agent that disagrees
-        gives a new answer."""
+    async def challenge(
+        self, outcome: Outcome, variant: str, replaced: Counterfeit | None
+    ) -> Challenge:
+        """After the decision every agent, at once, judges the final answer of `variant` (the
+        decision's, or `replaced`, the one written in its place); an agent that disagrees gives
+        a new answer."""
         cfg, fmt = self.cfg, self.fmt
         turn = max((c.turn for c in self.transcript), default=0) + 1  # one round more
         written: str | None = None
         shown: str | None
-        async with self.rt.span("challenge"):
+        facts = None
+        async with self.rt.span(f"challenge: {variant}"):
             if replaced is not None:
                 written, answer, shown = replaced
             else:
                 answer = outcome.final
                 shown = fmt.describe(answer) if answer is not None else None
-            # no answer to judge (the debate abstained, or no wrong answer could be read):
-            # nothing is asked
+            if shown is None and cfg.challenge_no_answer == "ask":  # a stand-in is judged
+                shown = (written or "").strip()[: challenges.SHOWN_CHARS] or challenges.NO_ANSWER
+            if variant == "information" and self.facts is not None and shown is not None:
+                facts = self.facts.about(self.question.text)
+            # no answer to judge (the debate abstained, or no wrong answer could be read) and
+            # challenge_no_answer=skip: nothing is asked
             verdicts = (
                 []
                 if shown is None
                 else await self.rt.gather(
-                    *(self.verdict(name, turn, shown, answer) for name in self.names)
+                    *(
+                        self.verdict(name, turn, shown, answer, variant == "history", facts)
+                        for name in self.names
+                    )
                 )
             )
         adopted = None
         if cfg.challenge_adopt == "majority":
             adopted = challenges.adopted([v.new_answer for v in verdicts], cfg.agents, fmt.key)
         record = Challenge(
-            setting=cfg.challenge, decided=outcome.final, shown=shown, shown_answer=answer,
+            setting=variant, decided=outcome.final, shown=shown, shown_answer=answer,
             challenger=written, verdicts=list(verdicts), adopt=cfg.challenge_adopt,
-            adopted=adopted,
+            adopted=adopted, facts=facts,
         )  # fmt: skip
-        self.rt.info("challenge", viewer.challenge_table(record, fmt.describe, self.models()))
+        table = viewer.challenge_table(record, fmt.describe, self.models())
+        self.rt.info(f"challenge: {variant}", table)
         return record
 
-    async def counterfeit(self) -> Counterfeit:
-        """The answer shown in place of the decision's (see `Counterfeit`), written in round 0:
-        it needs only the task, not the debate. A wrong answer is read in the task's format and
-        asked again while unreadable, as any answer; still unreadable, nothing is shown, since
-        a refusal is no wrong answer. An irrelevant reply is shown as written."""
+    async def counterfeit(self, kind: str) -> Counterfeit:
+        """The answer shown in place of the decision's (see `Counterfeit`) in variant `kind`,
+        written in round 0: it needs only the task, not the debate. A wrong answer is read in the
+        task's format and asked again while unreadable, as any answer; still unreadable, nothing
+        is shown, since a refusal is no wrong answer. An irrelevant reply is shown as written."""
         cfg, fmt = self.cfg, self.fmt
-        if cfg.challenge == "irrelevant" and cfg.challenge_irrelevant == "fixed":
+        if kind == "irrelevant" and cfg.challenge_irrelevant == "fixed":
             return None, None, challenges.FIXED_IRRELEVANT
-        messages = [Msg("user", prompts.counterfeit(self.question, cfg.challenge, fmt))]
-        asks = CounterfeitRequest(fmt, cfg.challenge)
+        messages = [Msg("user", prompts.counterfeit(self.question, kind, fmt))]
+        asks = CounterfeitRequest(fmt, kind)
         async with self.rt.span(CHALLENGER):
-            if cfg.challenge == "wrong":
+            if kind == "wrong":
                 reminder = base_prompts.reminder(fmt, self.s.problem.templates)
                 wrong = await self.s.ask(
                     CHALLENGER, CHALLENGER, messages, "counterfeit", 0, fmt.extract, reminder,
@@ -513,17 +535,16 @@ class _Debate:
         return reply.text, None, reply.text.strip()[: challenges.SHOWN_CHARS]
 
     async def verdict(
-        self, name: str, turn: int, shown: str, answer: str | None
+        self, name: str, turn: int, shown: str, answer: str | None, history: bool, facts: str | None
     ) -> ChallengeVerdict:
-        """AGREE or DISAGREE on the answer shown; after DISAGREE, a new answer."""
-        history = self.cfg.challenge == "history"
-        messages = [
+        """AGREE or DISAGREE on the answer shown (with the discussion, or with `facts`); after
+        DISAGREE, a new answer, asked afresh in the same context (the verdict not shown)."""
+        context = [
             self.system(name),
             Msg("user", prompts.challenge_opening(self.question, history)),
             *(self.history(name, self.transcript) if history else []),
-            Msg("user", prompts.challenge(shown)),
         ]
-        messages = _merged(messages)
+        messages = _merged([*context, Msg("user", prompts.challenge(shown, facts))])
         asks = ChallengeRequest(self.fmt, answer)
         async with self.rt.agent_span(name):  # the verdict and its new answer, together
             reply = await self.s.call(name, name, messages, "challenge", turn, asks=asks)
@@ -531,11 +552,7 @@ class _Debate:
             if agrees is not False:
                 kind = "abstain" if agrees is None else "agree"
                 return ChallengeVerdict(name, reply.text, kind, None, None, 1)
-            follow = [
-                *messages,
-                Msg("assistant", reply.text),
-                Msg("user", prompts.new_answer(self.fmt)),
-            ]
+            follow = _merged([*context, Msg("user", prompts.new_answer(shown, self.fmt, facts))])
             new = await self.s.answer(
                 name, name, follow, "challenge_answer", turn, asks=AnswerRequest(self.fmt)
             )
@@ -544,7 +561,7 @@ class _Debate:
         )
 
     async def result(
-        self, outcome: Outcome, challenge: Challenge | None, embedder: Embedder
+        self, outcome: Outcome, stages: list[Challenge], embedder: Embedder
     ) -> DebateResult:
         finals = {c.agent: c.solution for c in self.transcript}  # each agent's last solution
         texts = [self.fmt.describe(a) for a in finals.values() if a is not None]
@@ -552,7 +569,8 @@ class _Debate:
         cfg = self.cfg
         return DebateResult(
             method=cfg.method,
-            final=challenge.final if challenge is not None else outcome.final,
+            # a new answer replaces the decision's only with one variant (challenge_adopt)
+            final=stages[0].final if stages else outcome.final,
             answers=[
                 AgentAnswer(c.agent, c.turn, c.message, c.solution, c.calls)
                 for c in self.transcript
@@ -578,7 +596,7 @@ class _Debate:
                 final_answers=finals,
                 answer_cosine=cosine,
                 embedder=embedder.name,
-                challenge=challenge,
+                challenges=stages,
             ),
         )
 
@@ -651,7 +669,10 @@ def _merged(messages: list[Msg]) -> list[Msg]:
 
 def prepare(cfg: DecisionConfig, setup: Setup) -> Run:
     embedder = setup.embedder(cfg.embedder)
-    return lambda s: decision_debate(s, cfg, embedder)
+    facts = None  # the information variant's passages, read before any call
+    if "information" in challenges.variants(cfg.challenge) and cfg.challenge_facts is not None:
+        facts = Facts.load(cfg.challenge_facts, cfg.challenge_facts_k)
+    return lambda s: decision_debate(s, cfg, embedder, facts)
 
 
 DISCUSSION = ("", "memory")  # the options every method with a turn order shows
@@ -659,7 +680,11 @@ DISCUSSION = ("", "memory")  # the options every method with a turn order shows
 
 def decision_roles(cfg: DecisionConfig) -> tuple[str, ...]:
     """The agents' roles, and the challenger's where it writes a replaced answer."""
-    return (*agent_roles(cfg), *((CHALLENGER,) if cfg.challenge in challenges.REPLACED else ()))
+    variants = challenges.variants(cfg.challenge)
+    writes = "wrong" in variants or (
+        "irrelevant" in variants and cfg.challenge_irrelevant == "call"
+    )
+    return (*agent_roles(cfg), *((CHALLENGER,) if writes else ()))
 
 
 SPECS = (

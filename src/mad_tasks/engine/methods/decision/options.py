@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...checks import OptionError, boolean, integer, one_of
+from ...checks import OptionError, boolean, integer, one_of, optional, text
 from ...options import (
     MAX_AGENTS,
     MAX_POINTS,
@@ -31,6 +31,7 @@ FINALS = ("proposal", "last_agent")  # where a consensus takes its final answer
 COUNTS = ("agreements", "latest_solution")  # how a consensus counts its supporters
 CI_CONTEXTS = ("messages", "solutions")
 FAMILIES = ("voting", "consensus", "any")
+MAX_FACTS = 20  # passages shown in the challenge's information variant
 
 
 def voting_protocols() -> tuple[str, ...]:
@@ -189,20 +190,41 @@ class DecisionConfig(Answering):
         "none",
         "after the decision each agent agrees or disagrees with a final answer and, disagreeing, "
         "gives a new one: none, solution (the decision's answer), history (with the discussion), "
-        "wrong or irrelevant (an answer written in its place by model role `challenger`).",
+        "information (with facts from `challenge_facts`), wrong or irrelevant (an answer put in "
+        "its place), or all (MALLM's code: the five one after another; up to 2 x agents calls "
+        "each, plus the wrong answer's).",
         _choice(challenges.SETTINGS),
     )
     challenge_adopt: str = option(
         "never",
         "never (the decision's answer stays final; the new answers are recorded and scored "
-        "apart) or majority (a new answer given by more than half of the agents replaces it).",
+        "apart) or majority (a new answer given by more than half of the agents replaces it; "
+        "one variant only).",
         _choice(challenges.ADOPT),
     )
     challenge_irrelevant: str = option(
-        "call",
-        "the irrelevant answer: call (written by role `challenger`, as the paper says) or fixed "
-        f"(MALLM's code: {challenges.FIXED_IRRELEVANT!r}).",
+        "fixed",
+        f"the irrelevant answer: fixed (MALLM's code: {challenges.FIXED_IRRELEVANT!r}) or call "
+        "(written by model role `challenger`, as the paper says).",
         _choice(challenges.IRRELEVANT),
+    )
+    challenge_no_answer: str = option(
+        "ask",
+        "with no answer to judge (the debate gave none, or no wrong answer could be read): ask "
+        f"(MALLM's code: the agents judge {challenges.NO_ANSWER!r}, or the challenger's reply as "
+        "written) or skip (nothing is asked).",
+        _choice(challenges.NO_ANSWER_RULES),
+    )
+    challenge_facts: str | None = option(
+        None,
+        "the information variant's facts: a text file of passages (split at blank lines), the "
+        "best `challenge_facts_k` for the task found with BM25 (the paper: Wikipedia).",
+        lambda name, v: optional(text, name, v, null="no information variant"),
+    )
+    challenge_facts_k: int = option(
+        3,
+        "passages of `challenge_facts` shown in the information variant.",
+        lambda name, v: integer(name, v, 1, MAX_FACTS),
     )
     paradigm: str = option("memory", "memory or ci.", _choice(PARADIGMS), group="internal")
     all_agents_draft: bool = option(
@@ -237,6 +259,20 @@ class DecisionConfig(Answering):
                 raise e.also(" (max_turns)") from None
         else:  # consensus protocols never vote
             integer("vote_turn", self.vote_turn, 1, MAX_TURNS)
+        variants = challenges.variants(self.challenge)
+        if "information" in variants and self.challenge_facts is None:
+            raise OptionError(
+                "challenge_facts",
+                None,
+                f"a passages file (challenge={self.challenge} shows the agents facts from it)",
+            )
+        if len(variants) > 1 and self.challenge_adopt != "never":
+            raise OptionError(
+                "challenge_adopt",
+                self.challenge_adopt,
+                f"never with challenge={self.challenge} (only one variant's new answers may "
+                "replace the decision's)",
+            )
         if ci and self.style != "simple":
             raise OptionError(
                 "style", self.style, "simple (Collective Improvement has its own prompt)"

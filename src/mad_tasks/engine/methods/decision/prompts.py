@@ -141,12 +141,22 @@ def challenge_opening(question: Question, history: bool) -> Content:
     return compose("Task:\n", question, f"\n\n{HISTORY}" if history else "")
 
 
-def challenge(shown: str) -> str:
-    return f"The final answer of the discussion: {shown}\n\n{VERDICT_REQUEST}"
+def _judged(shown: str, facts: str | None) -> str:
+    """The facts (information variant), then the final answer the agent judges."""
+    lead = f"Additional information that may help you judge it:\n{facts}\n\n" if facts else ""
+    return f"{lead}The final answer of the discussion: {shown}"
 
 
-def new_answer(fmt: AnswerFormat) -> str:
-    return f"You do not agree with the final answer. Give a new answer to the task. {fmt.instruction()}"
+def challenge(shown: str, facts: str | None = None) -> str:
+    return f"{_judged(shown, facts)}\n\n{VERDICT_REQUEST}"
+
+
+def new_answer(shown: str, fmt: AnswerFormat, facts: str | None = None) -> str:
+    """MALLM asks for the new answer afresh, the verdict not shown: the same context again."""
+    return (
+        f"{_judged(shown, facts)}\n\nYou do not agree with this final answer. Give a new answer "
+        f"to the task. {fmt.instruction()}"
+    )
 
 
 def counterfeit(question: Question, kind: str, fmt: AnswerFormat) -> Content:

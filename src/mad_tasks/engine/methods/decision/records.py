@@ -7,7 +7,7 @@ and the statistics `decision_stats` reports.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ...protocols.voting import Parsed
@@ -102,7 +102,7 @@ class Challenge:
     """The challenge stage after the decision (`challenge` option): what the agents judged, their
     verdicts and new answers, and whether the final answer changed."""
 
-    setting: str  # solution | history | wrong | irrelevant
+    setting: str  # the variant: solution | wrong | irrelevant | history | information
     decided: str | None  # the decision's answer
     # the final answer the agents judged, as shown; None: nothing to judge (the debate has no
     # answer, or, for wrong, no answer could be read from the challenger's reply)
@@ -112,6 +112,7 @@ class Challenge:
     verdicts: list[ChallengeVerdict]
     adopt: str  # never | majority
     adopted: str | None  # the new answer that replaced the decision's (challenge_adopt=majority)
+    facts: str | None = None  # the facts shown with the answer (information only)
 
     @property
     def final(self) -> str | None:
@@ -140,7 +141,8 @@ class DecisionRecord(MethodRecord):
     final_answers: dict[str, str | None]  # each agent's last solution
     answer_cosine: float | None  # mean pairwise cosine of the final answers; None: under two
     embedder: str
-    challenge: Challenge | None = None  # None: no challenge stage (challenge=none)
+    # the challenge stage's variants in the order they ran; none: no stage (challenge=none)
+    challenges: list[Challenge] = field(default_factory=list)
 
     def stats(
         self, calls: Sequence[CallRecord], cosine: float | None

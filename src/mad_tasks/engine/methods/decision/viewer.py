@@ -216,6 +216,7 @@ SHOWN = {
     "history": "the decision's answer, with the discussion that led to it",
     "wrong": "a wrong answer the challenger role wrote in its place",
     "irrelevant": "an irrelevant answer put in its place",
+    "information": "the decision's answer, with facts retrieved for the task",
 }
 VERDICTS = {
     "agree": "replied AGREE",
@@ -259,8 +260,9 @@ def challenge_table(
             else "challenge_adopt=never"
         )
         final = f"the decision's answer stays final ({rule}): **{decided}**"
+    facts = f"Facts shown:\n\n> {' '.join(challenge.facts.split())}\n\n" if challenge.facts else ""
     return (
-        f"{head}: **{' '.join(challenge.shown.split())}**\n\n"
+        f"{head}: **{' '.join(challenge.shown.split())}**\n\n{facts}"
         f"{agent_table(['agent', 'verdict', 'new answer', 'calls'], rows, {3}, models)}\n\n"
         f"verdict: {legend(VERDICTS, (v.verdict for v in challenge.verdicts))}.\n\n"
         f"Final answer: {final}."
