@@ -246,7 +246,14 @@ def test_rates_by_variant_average_epochs_and_leave_out_empty_wholes() -> None:
     ]
     rates = rate_by_variant("challenge_rate", "verdicts")(scores)
     # sample 1's epochs averaged: wrong 2 of 3, then sample 2's 0 of 3; history's whole is 0
-    assert rates == {"challenge_rate_solution": 0.0, "challenge_rate_wrong": pytest.approx(2 / 6)}
+    # a variant with no whole is None (left out), never an empty mapping (Inspect's NaN)
+    assert rates == {
+        "challenge_rate_solution": 0.0,
+        "challenge_rate_wrong": pytest.approx(2 / 6),
+        "challenge_rate_irrelevant": None,
+        "challenge_rate_history": None,
+        "challenge_rate_information": None,
+    }
 
 
 def test_all_on_the_simulated_model_in_inspect(run, facts: str) -> None:

@@ -426,7 +426,8 @@ def test_the_battle_reader_trusts_only_the_eval_s_text() -> None:
         (
             lambda: DebateCompletionFn(model="m", api_key="k", agentz=3),
             "invalid completion function option 'agentz': got 3, allowed: no such option "
-            "(du_debate takes agents, rounds, sequential, ties, answer_format, answer_form, templates, "
+            "(du_debate takes agents, rounds, sequential, ties, peers, answer_format, answer_form, "
+            "templates, "
             "debater, tools, sandbox, turn_messages, turn_tokens, retries, temperature, max_tokens, "
             "allow_text_only, budget, look_ahead)",
         ),

@@ -5,6 +5,7 @@ part of the dev extra)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -189,6 +190,19 @@ def judge_logs(path: Path, accuracy: float) -> Path:
     )
     assert log.status == "success"
     return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def logging_as_it_was() -> Any:
+    """A Scout scan installs Scout's own log handler beside Inspect's (on the root logger and
+    `inspect_ai`): taken off after this module, so later tests see each warning once."""
+    yield
+    from inspect_scout._util.log import _scout_log_handler
+
+    handler = _scout_log_handler["handler"]
+    if handler is not None:
+        for name in ("", "inspect_ai", "inspect_scout"):
+            logging.getLogger(name).removeHandler(handler)
 
 
 @pytest.fixture(scope="module")
