@@ -185,6 +185,17 @@ ANSWERING: Cases = {
 }
 # the round-based methods whose agents read each other's replies (engine/peers.py)
 PEERS: Cases = {"peers": choices("others", "self", "noise")}
+# the multi-round methods with votes or verdicts that may stop adaptively (engine/stability.py)
+FRACTION = [(v, "a number > 0 and <= 1") for v in ("hot", True, 0, -0.1, 1.5, math.nan, math.inf)]
+STABILITY: Cases = {
+    "stop_threshold": FRACTION,
+    "stop_stable_rounds": ints(1, 20),
+    "stop_min_rounds": ints(1, 20),
+    "stop_window": ints(0, 20),
+    "stop_em_iterations": ints(1, 1000),
+    "stop_em_tolerance": FRACTION,
+}
+STOP: Cases = {"stop": choices("fixed", "adaptive"), **STABILITY}
 EMBEDDER: Cases = {
     "embedder": [
         (v, "hashing[/DIMENSIONS from 1 to 65536], sentence-transformers[/MODEL], openai[/MODEL]")
@@ -420,6 +431,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "ties": choices("earlier_rounds", "first_agent"),
             **ANSWERING,
             **PEERS,
+            **STOP,
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
     ),

@@ -16,6 +16,7 @@ from .checks import OptionError, boolean, integer, number, one_of, optional
 from .embeddings import EMBEDDERS
 from .peers import PEERS
 from .runtime import SANDBOXES, TOOLS, Acting, Budget
+from .stability import MAX_EM_ITERATIONS, MAX_STABLE_ROUNDS, MAX_WINDOW, StabilityOptions
 from .templates import check_templates
 
 O = TypeVar("O", bound="Options")
@@ -228,6 +229,7 @@ class Answering(Generation):
         return self.TEMPLATES
 
     def validate(self) -> None:
+        super().validate()  # a mixin's rules (StabilityParameters) after Answering in the MRO
         used = {name: prompts.TEMPLATES[name] for name in self.template_names()}
         object.__setattr__(self, "templates", check_templates("templates", self.templates, used))
         if self.debater == "react" and not self.tools:
@@ -265,6 +267,93 @@ class PeerControls(Answering):
         "without its answer: the noise control); docs/failure-figures.md, Controls.",
         lambda name, v: one_of(name, v, PEERS),
     )
+
+
+STOPS = ("fixed", "adaptive")  # -S stop (engine/stability.py)
+
+
+@dataclass(frozen=True)
+class StabilityParameters(Options):
+    """The parameters of Hu et al.'s adaptive stop (engine/stability.py; docs/adaptive-stopping.md),
+    shown by every method that can stop adaptively. A method says whether it stops adaptively in
+    `adaptive()`; a parameter set away from its default without it is refused, as it would do
+    nothing."""
+
+    stop_threshold: float = option(
+        0.05,
+        "with stop=adaptive: a round is stable when the Kolmogorov-Smirnov statistic between its "
+        "fitted agreement distribution and the previous round's is under this (Hu et al.: 0.05).",
+        lambda name, v: number(name, v, 0, 1, above=True),
+    )
+    stop_stable_rounds: int = option(
+        2,
+        "with stop=adaptive: stable rounds in a row that end the debate (Hu et al.: 2).",
+        lambda name, v: integer(name, v, 1, MAX_STABLE_ROUNDS),
+    )
+    stop_min_rounds: int = option(
+        1,
+        "with stop=adaptive: the debate never stops adaptively before this round.",
+        lambda name, v: integer(name, v, 1, MAX_STABLE_ROUNDS),
+    )
+    stop_window: int = option(
+        3,
+        "with stop=adaptive: how many of the latest rounds' counts each round's fit sees (0: "
+        "every round so far).",
+        lambda name, v: integer(name, v, 0, MAX_WINDOW),
+    )
+    stop_em_iterations: int = option(
+        100,
+        "with stop=adaptive: the most EM iterations of one fit.",
+        lambda name, v: integer(name, v, 1, MAX_EM_ITERATIONS),
+    )
+    stop_em_tolerance: float = option(
+        1e-6,
+        "with stop=adaptive: EM ends when the log-likelihood gains less than this (Hu et al.: "
+        "1e-6).",
+        lambda name, v: number(name, v, 0, 1, above=True),
+    )
+
+    def adaptive(self) -> bool:
+        """Whether the method stops adaptively (AdaptiveStop: `stop=adaptive`)."""
+        return False
+
+    def stability(self) -> StabilityOptions | None:
+        """The rule's parameters when the method stops adaptively; None otherwise."""
+        if not self.adaptive():
+            return None
+        return StabilityOptions(
+            threshold=self.stop_threshold,
+            stable_rounds=self.stop_stable_rounds,
+            min_rounds=self.stop_min_rounds,
+            window=self.stop_window,
+            em_iterations=self.stop_em_iterations,
+            em_tolerance=self.stop_em_tolerance,
+        )
+
+    def validate(self) -> None:
+        super().validate()
+        if self.adaptive():
+            return
+        for f in fields(StabilityParameters):
+            if getattr(self, f.name) != f.default:
+                allowed = "its default unless the method stops adaptively (stop=adaptive)"
+                raise OptionError(f.name, getattr(self, f.name), allowed)
+
+
+@dataclass(frozen=True)
+class AdaptiveStop(StabilityParameters):
+    """The options of a multi-round method with votes or verdicts that may stop adaptively
+    (`-S stop=adaptive`); a method without this base refuses `stop` before any call."""
+
+    stop: str = option(
+        "fixed",
+        "fixed (the method's own rounds and stop rules) or adaptive (also stop once the panel's "
+        "agreement is stable, Hu et al. 2025: docs/adaptive-stopping.md; rounds is then the cap).",
+        lambda name, v: one_of(name, v, STOPS),
+    )
+
+    def adaptive(self) -> bool:
+        return self.stop == "adaptive"
 
 
 def embedder_option(doc: str) -> Any:

@@ -204,6 +204,35 @@ class Stopped:
     decided: str
 
 
+@dataclass(frozen=True)
+class StabilityRound:
+    """One round of an adaptive stop (engine/stability.py): how many of the panel held the tracked
+    answer, the Kolmogorov-Smirnov statistic against the previous round's fit (None in round 1)
+    and the stable rounds in a row so far."""
+
+    round: int
+    count: int
+    statistic: float | None
+    stable_streak: int
+
+
+@dataclass(frozen=True)
+class AdaptiveStopRecord:
+    """What `-S stop=adaptive` saw and did: the panel size `n`, what each round's count counts
+    (`tracked`), the rounds, and the round it `stopped_at` with its `reason` (`stable`; or
+    `rounds_exhausted`: the rule never fired and the method's own rounds or rules ended it)."""
+
+    n: int
+    tracked: str
+    threshold: float
+    stable_rounds: int
+    min_rounds: int
+    window: int
+    rounds: tuple[StabilityRound, ...]
+    stopped_at: int | None
+    reason: str
+
+
 @dataclass
 class DebateResult:
     method: str
@@ -217,6 +246,8 @@ class DebateResult:
     record: MethodRecord | None = None
     # the limit that ended the debate early; None: it ran to its end
     stopped: Stopped | None = None
+    # the adaptive stop's trace (-S stop=adaptive); None: the method ran without it
+    adaptive_stop: AdaptiveStopRecord | None = None
 
     @property
     def rounds(self) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .checks import integer, number
+from .records import AdaptiveStopRecord, StabilityRound
 
 # Bounds of the fitted parameters (our choice: the paper gives none). A Beta-Binomial fitted to
 # counts that never vary wants an infinite concentration; the cap keeps every figure finite.
@@ -307,3 +308,51 @@ def trace_debate(
     answer in round t. Each round's fit sees the counts of its window (see `debate_observations`)."""
     options = options or StabilityOptions()
     return trace_rounds(debate_observations(counts, options.window), n, options)
+
+
+# -- what a method feeds it and keeps ---------------------------------------------------------------
+
+
+def plurality_count(answers: Sequence[str | None]) -> int:
+    """How many of a round's answers back its most-given answer (abstentions back none): the count
+    a method without two fixed sides feeds the rule. It does not depend on which answer wins a
+    tie."""
+    support: dict[str, int] = {}
+    for a in answers:
+        if a is not None:
+            support[a] = support.get(a, 0) + 1
+    return max(support.values(), default=0)
+
+
+def stops_now(counts: Sequence[int], n: int, options: StabilityOptions | None) -> bool:
+    """Whether a method that stops adaptively (`options` set; None: it does not) ends its debate
+    after the latest of `counts` (one per round so far)."""
+    if options is None or not counts:
+        return False
+    return trace_debate(counts, n, options).stopped_at == len(counts)
+
+
+def record(
+    counts: Sequence[int], n: int, tracked: str, options: StabilityOptions | None
+) -> AdaptiveStopRecord | None:
+    """What the debate's record keeps of the rule over its rounds' `counts`: per round its count,
+    the statistic and the streak, where the rule stopped and why (`rounds_exhausted`: it never
+    fired); None without an adaptive stop."""
+    if options is None:
+        return None
+    trace = trace_debate(counts, n, options)
+    rows = tuple(
+        StabilityRound(r.round, int(counts[r.round - 1]), r.statistic, r.stable_streak)
+        for r in trace.rounds
+    )
+    return AdaptiveStopRecord(
+        n=n,
+        tracked=tracked,
+        threshold=options.threshold,
+        stable_rounds=options.stable_rounds,
+        min_rounds=options.min_rounds,
+        window=options.window,
+        rounds=rows,
+        stopped_at=trace.stopped_at,
+        reason=trace.reason,
+    )

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from .failures import round_flips
-from .records import AgentAnswer, Tally
+from .records import AdaptiveStopRecord, AgentAnswer, Tally
 
 Describe = Callable[[str], str]
 # a role's model as the host names it (`Runtime.model_name`)
@@ -140,6 +140,29 @@ def vote_table(
         f"{table(['answer', 'votes'], rows, right={1})}\n\n"
         f"Rule: the answer given by the most agents wins; {tie_rule}. Abstentions "
         f"({tally.abstentions}) do not vote."
+    )
+
+
+def adaptive_stop(stop: AdaptiveStopRecord) -> str:
+    """The adaptive stop's rounds (`-S stop=adaptive`): each round's count, its KS statistic and
+    the stable streak, then where and why the debate stopped."""
+    rows = [
+        [r.round, f"{r.count}/{stop.n}", "" if r.statistic is None else f"{r.statistic:.4f}",
+         r.stable_streak]
+        for r in stop.rounds
+    ]  # fmt: skip
+    if stop.reason == "stable" and stop.stopped_at is not None:
+        outcome = (
+            f"stopped after round {stop.stopped_at}: {stop.stable_rounds} stable round(s) in a row"
+        )
+    else:
+        outcome = "not stopped by it: the agreement did not settle before the method's own end"
+    return (
+        f"**Adaptive stop** → {outcome}\n\n"
+        f"{table(['round', 'count', 'KS', 'stable streak'], rows, right={0, 1, 2, 3})}\n\n"
+        f"count: {stop.tracked}, of the {stop.n}; KS: the Kolmogorov-Smirnov statistic between "
+        f"this round's fitted agreement distribution and the previous round's (a round is stable "
+        f"under {stop.threshold:g}; Hu et al. 2025, docs/adaptive-stopping.md)."
     )
 
 

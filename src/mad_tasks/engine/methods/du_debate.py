@@ -25,16 +25,17 @@ from ..authors_forms import boxed_or_letter
 from ..checks import boolean, integer, one_of
 from ..content import Msg
 from ..limits import LimitReached, looked_ahead, next_round_fits, stop_at
-from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, AdaptiveStop, PeerControls, option
 from ..peers import Peers
 from ..records import AgentAnswer, DebateResult
 from ..session import Session
 from ..spec import MethodSpec
+from ..stability import StabilityOptions, plurality_count, record, stops_now
 from .turns import TIES, agent_names, final_vote, speak, take_openings
 
 
 @dataclass(frozen=True)
-class DuDebateOptions(PeerControls):
+class DuDebateOptions(PeerControls, AdaptiveStop):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("step_by_step", "debate_update", "reminder")
     agents: int = option(
         3,
@@ -61,6 +62,9 @@ class DuDebateOptions(PeerControls):
     )
 
 
+TRACKED = "agents giving the round's most-given answer"
+
+
 async def du_debate(
     session: Session,
     agents: int,
@@ -68,6 +72,7 @@ async def du_debate(
     sequential: bool,
     ties: str = "first_agent",
     peers: str = "others",
+    stability: StabilityOptions | None = None,
 ) -> DebateResult:
     p, rt = session.problem, session.runtime
     view = Peers(peers, p.question.text)
@@ -89,6 +94,7 @@ async def du_debate(
 
     limit: LimitReached | None = None
     where = ""
+    counts: list[int] = []  # per round, the agents giving its most-given answer (stop=adaptive)
     for t in range(1, rounds + 1):
         previous = by_round[-1] if by_round else []
         done = [[c for c in session.calls if c.round == r] for r in range(max(1, t - 2), t)]
@@ -124,6 +130,9 @@ async def du_debate(
                 key=p.fmt.key,
             ),
         )
+        counts.append(plurality_count([p.fmt.key(a.answer) if a.answer else None for a in current]))
+        if stops_now(counts, agents, stability):
+            break
 
     tally = final_vote(session, by_round, ties) if by_round else None
     result = DebateResult(
@@ -138,8 +147,12 @@ async def du_debate(
             "sequential": sequential,
             "ties": ties,
             "peers": peers,
+            "stop": "adaptive" if stability else "fixed",
         },
+        adaptive_stop=record(counts, agents, TRACKED, stability),
     )
+    if result.adaptive_stop is not None:
+        rt.info("adaptive stop", viewer_text.adaptive_stop(result.adaptive_stop))
     decided = f"the vote of round {len(by_round)}" if by_round else "no answer: no round finished"
     return stop_at(result, limit, where or f"round {len(by_round) + 1}", decided)
 
@@ -149,6 +162,8 @@ SPEC = MethodSpec(
     "N agents answer, then for R-1 more rounds each reads the others' previous answers; majority "
     "wins.",
     DuDebateOptions,
-    lambda o, setup: lambda s: du_debate(s, o.agents, o.rounds, o.sequential, o.ties, o.peers),
+    lambda o, setup: (
+        lambda s: du_debate(s, o.agents, o.rounds, o.sequential, o.ties, o.peers, o.stability())
+    ),
     authors_form=boxed_or_letter,  # their GSM's \boxed{} and their MMLU's (X)
 )
