@@ -26,6 +26,7 @@ from mad_tasks.engine.answers import (
 from mad_tasks.engine.confidence import parse_confidence, without_confidence
 from mad_tasks.engine.methods.cortex.similarity import read_similarity
 from mad_tasks.engine.methods.d3.court import SCORES, VERDICT, Evaluation
+from mad_tasks.engine.methods.d3.peer_discussion import PREFERENCE as PRD_PREFERENCE
 from mad_tasks.engine.methods.decision.challenge import read_verdict
 from mad_tasks.engine.methods.decision.personas import parse_persona, personas_in
 from mad_tasks.engine.methods.tod.judge import read_level, read_marks, read_preference
@@ -117,6 +118,10 @@ READERS: dict[str, Callable[[str], object]] = {
     "authors fields": lambda text: af.read_fields(text, numbers=True),
     "authors object answer": lambda text: af.read_object_answer(text, LETTERS),
     "authors object confidence": af.read_object_confidence,
+    "authors d3 totals": lambda text: af.read_totals(text, SCORES),
+    "authors d3 vote": af.read_vote,
+    "authors prd last line": lambda text: af.read_numbered(text, PRD_PREFERENCE),
+    "authors mallm final solution": lambda text: af.read_final_solution(text, LETTERS),
     "tod json_object": json_object,
     "tod claims": lambda text: read_claims(text, 5, 3),
     "tod relevance": read_relevance,
@@ -161,6 +166,7 @@ FRAGMENTS = (
     "[RESULT]", "[result] ", "P101", "p0102, ", "，", "、", "1) ", "/10", "【RESULT】",
     "says the answer is ", "Agent 2's ", "suggests that ", "?", " (approx.", "\\approx ", ">=",
     "not ", "close to ", "(C)", "(A) ", " calories", "30 * 3 = ", "answer}",
+    "Final Solution:", "final solution ",
 )  # fmt: skip
 
 
@@ -209,6 +215,8 @@ WORST_CASES: dict[str, str] = {
     "list items without numbers": _fill("1. x\n"),
     "index run": _fill("0 "),
     "solution words": _fill("Solution "),
+    "final solution markers": _fill("Final Solution: B) "),
+    "final solution then spaces": "Final Solution:" + " " * SIZE + "B",
     "then words": _fill("then "),
     "bullets": _fill("- \n"),
     "cumulative long value": '{"0": ' + "1" * SIZE + "}",

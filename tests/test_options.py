@@ -29,7 +29,7 @@ from mad_tasks.engine import checks as opt
 from mad_tasks.engine.catalogue import CATALOGUE
 from mad_tasks.engine.checks import OptionError
 from mad_tasks.engine.methods.pd3.options import PD3Options
-from mad_tasks.engine.methods.tod.options import TREE_STAGES
+from mad_tasks.engine.methods.tod.options import NO_AUTHORS_FORM, TREE_STAGES
 from mad_tasks.scorers._options import ScorerOptionError
 from mad_tasks.scorers.answers import final_answer
 from mad_tasks.scorers.decision_stats import decision_stats
@@ -93,6 +93,7 @@ from mad_tasks.tasks.autoj_pairwise import autoj_pairwise
 from mad_tasks.tasks.competition_math import math as math_task
 from mad_tasks.tasks.gpqa import gpqa
 from mad_tasks.tasks.gsm_ic import gsm_ic
+from mad_tasks.tasks.judgebench import judgebench
 from mad_tasks.tasks.longbench import longbench
 from mad_tasks.tasks.mathvista import mathvista
 from mad_tasks.tasks.mmlu import mmlu
@@ -279,6 +280,7 @@ COURT: Cases = {
     "swap": bools(),
     "swap_resolution": choices("tie", "gap"),
     "bias_note": bools(),
+    "answer_form": ANSWERING["answer_form"],
     **GENERATION,
 }
 STANCE = choices("persuade", "truthful")
@@ -292,7 +294,7 @@ MORE: Cases = {
 }
 SAMRE: Cases = {
     "max_rounds": ints(1, 20),
-    "stopping": choices("signed", "code"),
+    "stopping": choices("signed", "code", "adaptive"),
     "summaries": choices("code", "used_only"),
     "advocate_order": choices("sequential", "parallel"),
     "own_defence": choices("hidden", "shown"),
@@ -303,11 +305,13 @@ SAMRE: Cases = {
     "token_budget": [(v, unset("an integer >= 1")) for v in ("many", 2.5, True, 0)],
     "summarize": bools(),
     "advocate_stance": STANCE,
+    **STABILITY,  # its stop=adaptive is `stopping=adaptive`
     **COURT,
 }
 TOD_SAMPLING: Cases = {
     "top_p": [(v, "a number > 0 and <= 1") for v in ("hot", True, 0, -1, 1.5, math.nan, math.inf)],
     "structured": bools(),
+    "answer_form": [(v, NO_AUTHORS_FORM) for v in ("authors", "Project", None)],
     **GENERATION,
 }
 STAGE_TEMPERATURES = (
@@ -435,12 +439,17 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "templates": templates("step_by_step", "debate_update", "reminder"),
         },
     ),
-    "voting": (voting, {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY)}),
+    "voting": (
+        voting,
+        {"protocol": choices(*VOTING), **only(DISCUSSION, *VOTES, *MEMORY), **PEERS, **STOP},
+    ),
     "consensus": (
         consensus,
         {
             "protocol": choices(*CONSENSUS),
             **only(DISCUSSION, "strict", "final_from", "consensus_count", *MEMORY),
+            **PEERS,
+            **STOP,
         },
     ),
     "aad": (
@@ -448,11 +457,18 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
         {
             "protocol": choices(*VOTING, *CONSENSUS),
             **only(DISCUSSION, "strict", "final_from", "consensus_count", *VOTES, *MEMORY),
+            **PEERS,
+            **STOP,
         },
     ),
     "collective_improvement": (
         collective_improvement,
-        {"protocol": choices(*VOTING), **only(DISCUSSION, "ci_context", *VOTES)},
+        {
+            "protocol": choices(*VOTING),
+            **only(DISCUSSION, "ci_context", *VOTES),
+            **PEERS,
+            **STOP,
+        },
     ),
     "cortex": (
         cortex,
@@ -502,6 +518,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             **EMBEDDER,
             **ANSWERING,
             **PEERS,
+            **STOP,
             "templates": templates("reminder"),
         },
     ),
@@ -514,16 +531,19 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "final": choices("last_turn", "agreement"),
             "openers": choices("both", "reviewer_1"),
             "swap": bools(),
+            "answer_form": ANSWERING["answer_form"],
+            **PEERS,
             **GENERATION,
         },
     ),
     "single_judge": (
         single_judge,
-        {k: COURT[k] for k in ("swap", "swap_resolution", "bias_note")} | GENERATION,
+        {k: COURT[k] for k in ("swap", "swap_resolution", "bias_note", "answer_form")} | GENERATION,
     ),
     **{s.__name__: (s, TREE) for s in (tree_of_debate, tod_no_tree, tod_no_sd)},
     **{s.__name__: (s, TOD_SAMPLING) for s in (single_stage, two_stage)},
-    **{s.__name__: (s, PD3) for s in (pd3, llm_voting)},
+    "pd3": (pd3, {**PD3, **PEERS}),
+    "llm_voting": (llm_voting, PD3),  # its groups do not debate: no `peers`
     "listwise": (listwise, LISTWISE),
     "pointwise": (pointwise, {k: v for k, v in LISTWISE.items() if k != "seed"}),
     "tourrank": (
@@ -635,6 +655,7 @@ SOLVERS: dict[str, tuple[Callable[..., Any], Cases]] = {
             "own_reply": choices("among_others", "apart"),
             **ANSWERING,
             **PEERS,
+            **STOP,
             "templates": templates("reminder"),
         },
     ),
@@ -775,6 +796,7 @@ TASKS: dict[str, tuple[Callable[..., Any], Cases]] = {
         task_options("voting (373), cortex (100)", contains=bools(), answerable_only=bools()),
     ),
     "autoj_pairwise": (autoj_pairwise, {"ties": choices("drop", "keep"), **PLAIN_TASK}),
+    "judgebench": (judgebench, {"split": choices("gpt", "claude"), **PLAIN_TASK}),
     "longbench": (
         longbench,
         task_options(
@@ -1065,6 +1087,8 @@ def test_a_bad_pd3_variant_is_refused_before_any_download(
         lambda: more(advocates=1, jurors=0),
         lambda: samre(max_rounds=20, window=20, min_rounds=20, eps=0.5, token_budget=1),
         lambda: samre(max_rounds=7, stopping="code", decisive_gap=30),
+        lambda: samre(max_rounds=20, stopping="adaptive", stop_window=0, stop_threshold=1),
+        lambda: samre(stopping="adaptive", stop_stable_rounds=20, stop_em_tolerance=1, jurors=0),
         lambda: single_judge(swap=True, retries=10),
         lambda: tree_of_debate(
             k_evidence=20,

@@ -30,6 +30,10 @@ from mad_tasks.engine.session import Problem
 QUESTION = Question.of(["How many legs do a spider and an ant have together?"])
 FMT = make_format("number")
 PROBLEM = Problem(QUESTION, FMT)
+# and the decision-protocol debates (test_peer_controls_decision.py)
+DECISION = ("voting", "consensus", "aad", "collective_improvement")
+PD3 = ("pd3",)  # and PD³'s tournament (test_peer_controls_pd3.py)
+PRD = ("peer_discussion",)  # test_peer_discussion.py
 COVERED = (
     "du_debate",
     "neighbor_debate",
@@ -289,7 +293,9 @@ async def test_peer_review_self_reviews_its_own_solution_and_revises_from_its_re
 # -- who takes the option -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(set(CATALOGUE.names()) - set(COVERED)))
+@pytest.mark.parametrize(
+    "name", sorted(set(CATALOGUE.names()) - set(COVERED) - set(DECISION) - set(PD3) - set(PRD))
+)
 def test_every_other_method_refuses_peers_before_any_call(name: str) -> None:
     with pytest.raises(OptionError, match=r"'peers': got 'self'.*no such option"):
         CATALOGUE[name].factory("solver")(peers="self")
@@ -305,7 +311,7 @@ def test_on_demand_passes_the_condition_to_its_debate() -> None:
     opts = CATALOGUE["on_demand"].factory("solver")(debate_args={"peers": "noise"})
     assert opts.record()["debate_options"]["peers"] == "noise"
     with pytest.raises(OptionError, match=r"'debate_args\.peers'"):
-        CATALOGUE["on_demand"].factory("solver")(debate="voting", debate_args={"peers": "self"})
+        CATALOGUE["on_demand"].factory("solver")(debate="voting", debate_args={"peers": "mine"})
 
 
 def test_the_view_leaves_the_method_alone_under_others() -> None:

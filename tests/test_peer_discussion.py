@@ -210,3 +210,38 @@ async def test_two_discussions_agree_or_tie(second: str | None, verdict: str) ->
 def test_openers_is_checked() -> None:
     with pytest.raises(OptionError):
         DiscussionOptions(openers="reviewer_2")
+
+
+async def test_peers_self_shows_a_reviewer_only_its_own_review_and_turns() -> None:
+    """The self-reflection control: each turn reads its reviewer's own review and own earlier
+    turns, never the other reviewer's; the calls and the verdict rule are the method's."""
+    rt, result = await run(lambda who, r: "A", peers="self")
+    others, _ = await run(lambda who, r: "A")
+    assert [(c.agent, c.round) for c in rt.calls] == [(c.agent, c.round) for c in others.calls]
+    for call in rt.calls[2:]:
+        shown, me = transcript_text(call), call.agent
+        other = "reviewer_2" if me == "reviewer_1" else "reviewer_1"
+        assert f"<{me} round 1>" in shown and f"<{other} " not in shown
+        for r in range(2, call.round):
+            mine = (r % 2 == 0) == (me == "reviewer_1")  # reviewer 1 speaks on even rounds
+            assert (f"<{me} round {r}>" in shown) == mine
+    assert result.final == "A" and result.options["peers"] == "self"
+
+
+async def test_peers_noise_replaces_the_other_reviewers_texts_by_noise_of_their_length() -> None:
+    rt, result = await run(lambda who, r: "B", peers="noise")
+    others, _ = await run(lambda who, r: "B")
+    assert len(rt.calls) == len(others.calls) == 6
+    for call, plain in zip(rt.calls[2:], others.calls[2:]):
+        shown, me = transcript_text(call), call.agent
+        other = "reviewer_2" if me == "reviewer_1" else "reviewer_1"
+        assert f"<{me} round 1>" in shown and f"<{other} " not in shown
+        assert "ANSWER: B" in shown  # its own review's line is still there
+        assert shown.count("ANSWER:") < transcript_text(plain).count("ANSWER:")
+        assert len(shown) == len(transcript_text(plain))  # the same length, noise for text
+    assert result.final == "B" and result.options["peers"] == "noise"
+
+
+def test_peers_is_checked() -> None:
+    with pytest.raises(OptionError, match="'peers': got 'all', allowed: others, self, noise"):
+        DiscussionOptions(peers="all")

@@ -240,12 +240,15 @@ def test_the_rules_parts() -> None:
     assert not plain_after("; the capital") and plain_after("; hence so")
     assert plain_after(",because fish") and not plain_after(", X") and plain_after(", *")
     assert plain_after(", **because** fish")  # markup around the connective is no word of its own
+    assert plain_after(", _because fish_")  # a reason in italics: "_" is a word character
+    assert plain_after(", __because__ fish") and not plain_after(", so_called fish")
     assert not plain_after("**, the tower")  # markup before the comma is no punctuation of its own
 
 
 def test_edge_cases_of_the_shape() -> None:
     assert YesNo().extract("ANSWER: **Yes**, the tower stands") is None
     assert YesNo().extract("ANSWER: No,because sharks are fish.") == "no"
+    assert YesNo().extract("ANSWER: No, __because__ sharks are fish.") == "no"
     assert YesNo().parse("yes, *") == "yes"  # a clause of markup alone adds nothing
     assert CHOICE.extract("ANSWER: C, X") is None
     assert CHOICE.extract("ANSWER: D) maybe, maybe") is None  # the option's text once, then doubt

@@ -1129,6 +1129,7 @@ NO_VALUES = {
     "seed004_scaling_turns",
     "down_headline",
     "reconcile_models",
+    "adaptive_headline",
 }
 
 

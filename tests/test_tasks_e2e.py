@@ -56,6 +56,7 @@ HEADLINE = {
     "project_dedup": ("retrieval_at_k", "mean"),
     "project_dup_pairs": ("dup_origin", "mean"),
     "autoj_pairwise": ("judge_agreement", "accuracy"),
+    "judgebench": ("judge_agreement", "accuracy"),
     "longbench": ("longbench_score", "m_avg"),
     "tool_math": ("final_answer", "accuracy"),
 }

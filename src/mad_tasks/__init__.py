@@ -9,6 +9,7 @@ __all__ = [
     "autoj_pairwise",
     "gpqa",
     "gsm_ic",
+    "judgebench",
     "longbench",
     "math",
     "mathvista",

@@ -37,6 +37,7 @@ from .tasks.autoj_pairwise import autoj_pairwise
 from .tasks.competition_math import math
 from .tasks.gpqa import gpqa
 from .tasks.gsm_ic import gsm_ic
+from .tasks.judgebench import judgebench
 from .tasks.longbench import longbench
 from .tasks.mathvista import mathvista
 from .tasks.mmlu import mmlu

@@ -14,7 +14,9 @@ for its own forms, and reads them its own way:
 - ReConcile's JSON object of "reasoning", "answer" and "confidence_level" (dinobby/ReConcile's
   `utils.py`): the format `answer_object`, whose confidence `stated_confidence` reads;
 - ChatEval's two closing lines, `The score of Assistant 1: 8` and `The score of Assistant 2: 6`
-  (thunlp/ChatEval's `llm_eval` prompts): `read_assistant_scores`, the format `assistant_scores`.
+  (thunlp/ChatEval's `llm_eval` prompts): `read_assistant_scores`, the format `assistant_scores`;
+- MALLM's `Final Solution: ...` (Kaesberg et al.'s decision protocols): `read_final_solution`, the
+  format `final_solution`.
 
 Each reader keeps the authors' reading where it is sound and abstains (None) where it is not: a
 mark given as an example, reported from another agent ("B says (C)"), negated ("not (C)"), stated
@@ -31,8 +33,9 @@ from collections.abc import Callable
 from itertools import islice
 
 from . import latex
-from .answers import AnswerFormat, Choice
-from .qualifiers import CONDITION, DOUBT, qualified
+from .answers import MAX_ANSWER_CHARS, AnswerFormat, Choice
+from .protocols.d3 import TOTAL_MAX, TOTAL_MIN, JudgeScores
+from .qualifiers import CONDITION, DOUBT, bounded, qualified
 
 WINDOW = 200  # characters either side of a mark that decide whether the reply states it
 MAX_MARKS = 20  # marks judged in one reply: beyond, a reply that repeats marks is no plain answer
@@ -459,3 +462,202 @@ def assistant_scores(fmt: AnswerFormat) -> AuthorsFormat | None:
     return AuthorsFormat(
         fmt, ask, lambda text: _preferred(read_assistant_scores(text)), _write_scores
     )
+
+
+# -- D3's totals and jurors' votes (abirharrasse/D3-Judge's `utils/`) ----------------------------
+
+# one side of a pair: up to three digits, which a bound or an approximation sign, a decimal or a
+# question mark make no plain total (so such a pair is found, and refused, not passed over)
+_SIDE = r"[^\S\n]*+([~≈<>≤≥]?=?)[^\S\n]*+([0-9]{1,3}(?:\.[0-9]{1,3})?)[^\S\n]*+(\??)[^\S\n]*+"
+_TOTALS = re.compile(rf"\({_SIDE},{_SIDE}\)")
+# a criterion's line, numbered 1 to 6 ("6. Rebuttal: (15, 12)"): its pair is no pair of totals
+_CRITERION_LINE = re.compile(r"[^\w\n]*+[1-6][^\S\n]*+[.):]")
+_VOTE = re.compile(r"[(\[][^\S\n]*+([01])[^\S\n]*+,[^\S\n]*+([01])[^\S\n]*+[)\]]")
+VOTES = {("1", "0"): "A", ("0", "1"): "B"}  # a juror's pair: a point for A, or for B
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    last = None
+    for last in pattern.finditer(text):  # noqa: B007 (keeps the last match)
+        pass
+    return last
+
+
+def _stated(text: str, m: re.Match[str]) -> bool:
+    """Whether the reply states the mark `m` as its own (`_states`), with no bound or
+    approximation just before it ("about (95, 87)", "at least (1, 0)")."""
+    before, _ = _sentence(text, m.start(), m.end())
+    return _states(text, m.start(), m.end()) is True and not bounded(before)
+
+
+def read_totals(text: str, fmt: AnswerFormat) -> str | None:
+    """A D3 judge's totals: the reply's last pair in parentheses, `(total of A, total of B)`,
+    read by `fmt` (the judge's scores, which bound them). Their SAMRE reads the last pair, their
+    MORE the first; both ask for it after the criteria. None when there is none, or when the last
+    is a criterion's (on a line numbered 1-6), carries a bound, a decimal or a `?`, or is hedged,
+    negated, joined or another's (no earlier pair stands in for it)."""
+    last = _last(_TOTALS, text)
+    if last is None:
+        return None
+    bound_a, a, doubt_a, bound_b, b, doubt_b = last.groups()
+    line = text.rfind("\n", 0, last.start()) + 1
+    if bound_a or bound_b or doubt_a or doubt_b or "." in a + b:
+        return None
+    if _CRITERION_LINE.match(text, line) or not _stated(text, last):
+        return None
+    return fmt.parse(f"{a}, {b}")
+
+
+def read_vote(text: str) -> str | None:
+    """A D3 juror's vote: the reply's last pair of 0 and 1 in parentheses or brackets, `(1, 0)`
+    for answer A, `(0, 1)` for B (their parser reads the last such pair, and none as (0, 0), a
+    point for nobody); "A" or "B", or None when there is none, the last is (1, 1) or (0, 0), or it
+    is hedged, negated, joined or another's."""
+    last = _last(_VOTE, text)
+    side = VOTES.get((last.group(1), last.group(2))) if last is not None else None
+    return side if last is not None and _stated(text, last) else None
+
+
+def judge_totals() -> AuthorsFormat:
+    """A D3 judge's scores asked for and read as their judge gives them: after the criteria (one
+    `[A, B]` pair each, as the project asks too), the totals as one pair in parentheses."""
+    scores = JudgeScores()
+    # pragma: no mutate start (wording)
+    ask = (
+        "Then add up each answer's six scores and end your reply with the two totals as one pair "
+        f"in parentheses, (total of A, total of B), two whole numbers from {TOTAL_MIN} to "
+        f"{TOTAL_MAX} with nothing else inside."
+    )
+    # pragma: no mutate end
+    write = _closing(lambda answer: f"Totals: ({answer})")
+    return AuthorsFormat(scores, ask, lambda text: read_totals(text, scores), write)
+
+
+def vote_pair(fmt: AnswerFormat) -> AuthorsFormat | None:
+    """A D3 juror's vote on a pair of answers, `(1, 0)` for A or `(0, 1)` for B at the end (their
+    jurors' `Vote:` line); None for any format but a choice between two answers (their code
+    judges only pairs). The judge then gives its totals as theirs does (`judge_totals`)."""
+    if not (isinstance(fmt, Choice) and len(fmt.options) == 2):
+        return None
+    # pragma: no mutate start (wording)
+    ask = (
+        "End your reply with your vote as a pair of numbers: (1, 0) for Answer A, or (0, 1) for "
+        "Answer B, and nothing after it."
+    )
+    # pragma: no mutate end
+    write = _closing(lambda answer: "Vote: (1, 0)" if answer == "A" else "Vote: (0, 1)")
+    return AuthorsFormat(fmt, ask, read_vote, write)
+
+
+# -- PRD's last line ------------------------------------------------------------------------------
+
+# the last line: a number alone, in markdown emphasis at most, a full stop after it
+_NUMBER_LINE = re.compile(r"[*_`#>\s]*+([0-9]{1,2})[*_`\s.]*+")
+
+
+def read_numbered(text: str, fmt: Choice) -> str | None:
+    """The option numbered on the reply's last line with text, alone ("1" is `fmt`'s first
+    option; PRD's reviewers end on 1, 2, or 3 for equal answers, which their code reads as the
+    last line's number); its letter, or None when that line holds anything else, the number is no
+    option's, or the line before, which ends with a colon, introduces it with doubt, a negation
+    or as another's ("Reviewer 1 says:")."""
+    body = text.rstrip()
+    cut = body.rfind("\n")
+    m = _NUMBER_LINE.fullmatch(body, cut + 1)
+    if m is None or not 1 <= int(m.group(1)) <= len(fmt.letters):
+        return None
+    # with no line before, the number's line holds no colon (equivalent mutants)
+    before = body[:cut].rstrip() if cut >= 0 else ""  # pragma: no mutate
+    said = f"{before} {m.group(1)}"  # its sentence is the line before (`_states`)
+    if before.endswith(":") and _states(said, len(before) + 1, len(said)) is not True:
+        return None
+    return fmt.letters[int(m.group(1)) - 1]
+
+
+def numbered_line(fmt: Choice) -> AuthorsFormat:
+    """PRD's reviewer: the preferred option's number alone on the last line (1 for the first
+    answer, 2 for the second, 3 for equal answers, in their three-class prompts)."""
+    named = ", ".join(f'{i} for "{o}"' for i, o in enumerate(fmt.options, 1))
+    # pragma: no mutate start (wording)
+    ask = (
+        f"End your reply with a last line holding only the number of your choice: {named}. "
+        "Write nothing else on that line."
+    )
+    # pragma: no mutate end
+    write = _closing(lambda answer: str(fmt.letters.index(answer) + 1))
+    return AuthorsFormat(fmt, ask, lambda text: read_numbered(text, fmt), write)
+
+
+# -- MALLM's final solution -----------------------------------------------------------------------
+
+# MALLM's marker: its prompts ask for the final solution "after the text 'Final Solution:'" and its
+# evaluator reads `Final Solution\s*:`; any case, emphasis allowed before the colon
+_FINAL_SOLUTION = re.compile(r"(?i)final[^\S\n]*+solution[*_ \t]*+:")
+_QUOTES = "\"'`“‘«"
+# an option's letter as a choice lists it, "B)" or "(B)": a second one in a solution joins two
+_OPTION_MARK = re.compile(r"\(?\b([A-Z])\)")
+
+
+def read_final_solution(text: str, fmt: AnswerFormat) -> str | None:
+    """The answer after the last `Final Solution:` the reply states, read as an answer of `fmt`:
+    the rest of the marker's line, or the next line with text when the marker ends its line. A
+    marker in quotes, given as an example or reported from another is passed over (at most
+    `MAX_MARKS` judged); None when there is none, or when the one read is hedged, negated, joined
+    to another option or unreadable (no earlier marker stands in for it). MALLM's evaluator reads
+    the first marker, then falls back to any capital letter before `)`, `]`, `:` or the end; here
+    only a marked solution counts."""
+    marks = list(_FINAL_SOLUTION.finditer(text))[-MAX_MARKS:]
+    for m in reversed(marks):
+        before = text[max(0, m.start() - WINDOW) : m.start()].rstrip("*_ \t")
+        if before[-1:] and before[-1] in _QUOTES:
+            continue
+        start, end = _solution_span(text, m.end())
+        states = _states(text, m.start(), end)
+        if states is None:
+            continue
+        said = text[start:end].strip().strip("*_`\"' ").strip()
+        if not states or not said or len(said) > MAX_ANSWER_CHARS:
+            return None
+        if isinstance(fmt, Choice):
+            letters = {x.group(1) for x in _OPTION_MARK.finditer(said)} & set(fmt.letters)
+            if len(letters) > 1:
+                return None
+        return fmt.parse(said)
+    return None
+
+
+def _solution_span(text: str, after: int) -> tuple[int, int]:
+    """Where the solution after a marker ending at `after` stands: the rest of its line, or the
+    next line with text; each at most `MAX_ANSWER_CHARS` + 1 long (a longer one is no answer)."""
+    bound = after + MAX_ANSWER_CHARS + 1
+    end = text.find("\n", after, bound)
+    end = min(len(text), bound) if end < 0 else end
+    if text[after:end].strip("*_`\"' \t"):
+        return after, end
+    start = end + 1
+    while start < min(len(text), bound) and text[start].isspace():
+        start += 1
+    stop = text.find("\n", start, start + MAX_ANSWER_CHARS + 1)
+    return start, min(len(text), start + MAX_ANSWER_CHARS + 1) if stop < 0 else stop
+
+
+def final_solution(fmt: AnswerFormat) -> AuthorsFormat:
+    """MALLM's solution (Kaesberg et al.'s decision protocols): stated after the text `Final
+    Solution:`, as their prompts ask for it and their evaluator reads it, a choice by its letter
+    (their task instructions); for every answer format (their tasks include all five)."""
+    if isinstance(fmt, Choice):
+        what = f"the letter of your choice, one of {', '.join(fmt.letters)}"
+    else:
+        what = {
+            "yesno": "yes or no",
+            "number": "the number alone (digits only, no units)",
+            "math": "only the final result, a number or a LaTeX expression in simplest form",
+        }.get(fmt.name, "your answer alone")
+    # pragma: no mutate start (wording)
+    ask = (
+        "Mark your final solution clearly: end your reply with a line that begins with the text "
+        f"'Final Solution:' followed by {what}."
+    )
+    # pragma: no mutate end
+    write = _closing(lambda answer: f"Final Solution: {answer}")
+    return AuthorsFormat(fmt, ask, lambda text: read_final_solution(text, fmt), write)

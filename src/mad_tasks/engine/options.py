@@ -171,6 +171,20 @@ def answer_format_option(name: str, value: Any) -> str:
     return one_of(name, value, ("auto", *FORMATS))
 
 
+def answer_form_option() -> Any:
+    """`-S answer_form`, for every method that states a final answer (engine/authors_forms.py)."""
+    return option(
+        "project",
+        "how the final answer is asked for and read: project (a last line ANSWER: ...) or authors "
+        "(the form the method's authors' code asks for: \\boxed{}; a letter (X); a JSON object "
+        "of reasoning, answer and confidence_level; two lines 'The score of Assistant 1: n' and "
+        "'... 2: n'; a judge's totals (x, y) and jurors' votes (1, 0) or (0, 1); a last line "
+        "holding only 1, 2 or 3. docs/fidelity.md names each method's; a method without one "
+        "refuses it).",
+        lambda name, v: one_of(name, v, ANSWER_FORMS),
+    )
+
+
 @dataclass(frozen=True)
 class Answering(Generation):
     """The options of every solver that produces an answer to the sample. `TEMPLATES`: the names
@@ -181,13 +195,7 @@ class Answering(Generation):
     answer_format: str = option(
         "auto", "auto, choice, yesno, number, text or math.", answer_format_option
     )
-    answer_form: str = option(
-        "project",
-        "how the final answer is asked for and read: project (a last line ANSWER: ...) or "
-        "authors (the form the method's authors' code asks for, as \\boxed{} or (X); a method "
-        "without one refuses it).",
-        lambda name, v: one_of(name, v, ANSWER_FORMS),
-    )
+    answer_form: str = answer_form_option()
     templates: Mapping[str, str] | None = option(
         None,
         "replacements of prompt templates, {name: text}; the names and placeholders allowed "
@@ -253,20 +261,27 @@ class Answering(Generation):
             raise OptionError("debater", self.debater, allowed, kind)
 
 
-@dataclass(frozen=True)
-class PeerControls(Answering):
-    """The options of a round-based method whose agents read each other's earlier replies: it
-    also runs under the control conditions of engine/peers.py (a method without this base has
-    no `peers` option, so it refuses one before any call)."""
-
-    peers: str = option(
+def peers_option(group: str = "") -> Any:
+    """`-S peers` (engine/peers.py): declared by `PeerControls`, and by a round-based method
+    whose options are not `Answering`'s (one that does not answer the sample's question)."""
+    return option(
         "others",
         "what an agent reads where the method shows the other agents' earlier replies: others "
         "(the method as published), self (only its own earlier reply: the self-reflection "
         "control) or noise (each reply's text replaced by neutral words of the same length, "
         "without its answer: the noise control); docs/failure-figures.md, Controls.",
         lambda name, v: one_of(name, v, PEERS),
+        group,
     )
+
+
+@dataclass(frozen=True)
+class PeerControls(Answering):
+    """The options of a round-based method whose agents read each other's earlier replies: it
+    also runs under the control conditions of engine/peers.py (a method without this base, or
+    `peers_option` of its own, has no `peers` option, so it refuses one before any call)."""
+
+    peers: str = peers_option()
 
 
 STOPS = ("fixed", "adaptive")  # -S stop (engine/stability.py)
@@ -278,6 +293,8 @@ class StabilityParameters(Options):
     shown by every method that can stop adaptively. A method says whether it stops adaptively in
     `adaptive()`; a parameter set away from its default without it is refused, as it would do
     nothing."""
+
+    STOP_SWITCH: ClassVar[str] = "stop=adaptive"  # the option value that turns the stop on
 
     stop_threshold: float = option(
         0.05,
@@ -336,7 +353,7 @@ class StabilityParameters(Options):
             return
         for f in fields(StabilityParameters):
             if getattr(self, f.name) != f.default:
-                allowed = "its default unless the method stops adaptively (stop=adaptive)"
+                allowed = f"its default unless the method stops adaptively ({self.STOP_SWITCH})"
                 raise OptionError(f.name, getattr(self, f.name), allowed)
 
 

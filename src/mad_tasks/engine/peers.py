@@ -10,8 +10,9 @@ shows it the other agents' earlier replies.
   neutral words of the same length (`noise`) and it counts as giving no answer, so nothing the
   method shows beside a reply (its answer, a confidence) is shown either.
 
-A method that takes the option declares its options on `options.PeerControls`; every other method
-refuses `peers` as an option it does not have, before any call.
+A method that takes the option declares its options on `options.PeerControls` (or declares
+`options.peers_option()` itself); every other method refuses `peers` as an option it does not
+have, before any call.
 """
 
 from __future__ import annotations

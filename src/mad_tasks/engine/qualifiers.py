@@ -76,10 +76,10 @@ _CLOSING = " \t\n.,;:!)]}*_'\"`$"
 # what joins a number to another into a range, a list, a fraction, an expression, an exponent or
 # a decimal the value did not take: "5-10", "5 or 6", "3/4", "3 x 4", "1e5", "7,5"
 _JOINED = re.compile(r"\s*+(?:[-–—+*×x/÷^:,.e]|to\b|or\b|and\b)\s*+-?\.?[0-9]", re.IGNORECASE)
-# what opens a reason after a comma or a semicolon
+# what opens a reason after a comma or a semicolon; markup may close the word ("__because__")
 _CONNECTIVE = re.compile(
     r"(?i)[^\w\n]*+(?:because|since|as|given|due|so|hence|thus|therefore|for|which|considering"
-    r"|owing|being|but|and\s++(?:so|thus|therefore|hence))\b"
+    r"|owing|being|but|and\s++(?:so|thus|therefore|hence))(?!_*+[^\W_])"
 )
 # the end of a value's own words: punctuation that opens a reason or a new sentence
 _CLAUSE_END = re.compile(r"[,;:(\n]|[.!](?:\s|$)")

@@ -95,6 +95,7 @@ class ScoreRequest(Request):
     a: str
     b: str
     criteria: int
+    form: AnswerFormat | None = None  # how the totals are stated (an authors' form), if not ANSWER
 
 
 @dataclass(frozen=True)
@@ -108,10 +109,12 @@ class FeedbackRequest(Request):
 
 @dataclass(frozen=True)
 class VerdictRequest(Request):
-    """A D3 juror's vote between the answers shown as A and B."""
+    """A D3 juror's vote between the answers shown as A and B (a PRD reviewer's preference, which
+    may also find them equal)."""
 
     a: str
     b: str
+    form: AnswerFormat | None = None  # how the vote is stated (an authors' form), if not ANSWER
 
 
 @dataclass(frozen=True)

@@ -108,12 +108,17 @@ class MethodSpec:
         return self.options(**self.preset).record()
 
     def ready(self, options: Any, setup: Setup) -> Run:
-        """What a host runs: `prepare`'s run, ended with no answer at a limit it has no rule for
+        """What a host runs: `authored`'s run, ended with no answer at a limit it has no rule for
         (`limits.within_limits`), so a limit never fails a sample."""
+        return within_limits(self.name, self.authored(options, setup))
+
+    def authored(self, options: Any, setup: Setup) -> Run:
+        """`prepare`'s run, asking for and reading its authors' answer form under `-S
+        answer_form=authors` (a host that handles limits itself, as the judge scorers do)."""
         run = self.prepare(options, setup)
         if getattr(options, "answer_form", "project") == "authors":
             run = self._in_authors_form(run)
-        return within_limits(self.name, run)
+        return run
 
     def _in_authors_form(self, run: Run) -> Run:
         """`run` asking for and reading its authors' answer form; `OptionError` naming

@@ -12,7 +12,8 @@ the chance a reply cannot be read. Every draw is seeded by (model name, `-M seed
 and seeds differ. A follow-up after an unreadable reply asks for what its first call asked, with a
 fresh draw, so a retry can recover. Under `-S answer_form=authors` a request's format is an
 authors' form (engine/authors_forms.py): the reply states its answer in that form (`\\boxed{}`,
-`(X)`, ReConcile's JSON object, ChatEval's score lines), drawn as in the project's form.
+`(X)`, ReConcile's JSON object, ChatEval's score lines, MALLM's `Final Solution:`, D3's totals and
+votes, PRD's last line), drawn as in the project's form.
 Token usage is set (about four characters a token, 256 tokens per image, audio or other non-text
 part) unless `usage=false`, and `latency` adds a fixed delay
 per call. Inspect prices its tokens as any model's: give `madsim/<name>` a price in a

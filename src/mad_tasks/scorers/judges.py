@@ -101,7 +101,7 @@ class SelfGrading:
 def graded(opts: MoreJudgeOptions | SamreJudgeOptions, name: str, method: str) -> Scorer:
     """`name`, grading with the judge `method` of the catalogue (its solver's options)."""
     self_graded = SelfGrading(name, opts.grader_fallback)
-    judge = CATALOGUE[method].prepare(opts, SETUP)
+    judge = CATALOGUE[method].authored(opts, SETUP)  # -S answer_form=authors too
 
     async def score(state: TaskState, target: Target) -> Score:
         runtime = InspectRuntime(state.sample_id, declared=opts.roles)

@@ -17,7 +17,9 @@ An empty output (the moderator's summary was unreadable) is no answer: 0, withou
 unreadable grade is an abstention of the grader: the sample is left unscored (`Score.unscored`,
 reason `grader_failed`), so the mean and stderr leave it out and Inspect counts it (the results'
 unscored samples, "(scored/total)" in the viewer); it is never a 0 or a pass. An order of a pairwise
-comparison that is unreadable is left out of that sample's mean of the orders.
+comparison that is unreadable is left out of that sample's mean of the orders. A sample whose
+grading (or baseline) a limit refused has no score of that criterion; where no sample has one, the
+results list the scorer without a mean or stderr (`graded_mean`), never a NaN.
 
 The pairwise baseline `two_stage` (default) or `single_stage` is that baseline method run within the
 scorer on the sample's papers, on its `summarizer` role (the main model unless bound), with the
@@ -30,14 +32,25 @@ from the sample's metadata instead. A baseline that gave no summary leaves the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 from weakref import WeakKeyDictionary
 
 import anyio
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    Value,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 
 from .._inspect_sample import NO_RESULT, load_result, question_of
@@ -68,7 +81,24 @@ from ._options import takes
 from .figures import Absent, Figure, Missing, NotApplicable, Reading, family
 from .judges import SelfGrading
 
-METRICS = [mean(), stderr()]
+METRICS_OF = {"mean": mean, "stderr": stderr}  # what `graded_mean` gives, by name
+
+
+@metric
+def graded_mean() -> Metric:
+    """Inspect's `mean` and `stderr` of the graded samples, by those names; neither when no
+    sample was graded (a limit refused every grading call), where Inspect reports a mean of no
+    scores as NaN: the figure is then absent from the results, never NaN."""
+
+    of = {name: cast(Callable[[list[SampleScore]], float], m()) for name, m in METRICS_OF.items()}
+
+    def compute(scores: list[SampleScore]) -> Value:
+        return {name: float(m(scores)) if scores else None for name, m in of.items()}
+
+    return compute
+
+
+METRICS = [graded_mean()]
 UNREADABLE = "grader_failed"  # Inspect's reason for a grade that could not be read
 NO_BASELINE = "scoring_failed"  # Inspect's reason for a score that could not be computed
 LEFT_OUT = (

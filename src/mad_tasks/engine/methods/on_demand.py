@@ -26,7 +26,9 @@ the trigger and the debate as options:
    the prompt the first stage asked (du_debate, neighbor_debate, group_debate, peer_review ask
    `step_by_step`, as `cot` and `self_consistency` do) takes the first answers as its agents'
    round-one answers instead of asking again (`Session.openings`), so `trigger=always` costs the
-   first stage plus the debate minus the reused answers.
+   first stage plus the debate minus the reused answers. A debate that may stop adaptively takes
+   `stop=adaptive` in `debate_args`, and its trace is on_demand's `adaptive_stop` (on_demand itself
+   has no `stop`).
 
 Not reproduced: DOWN's debate shows each agent the others' confidence scores; here the debate is the
 chosen method as it is (`debate=reconcile` is the one that shows confidences).
@@ -324,6 +326,7 @@ async def on_demand(session: Session, opts: OnDemandOptions, debate: Run) -> Deb
         tally=stage.tally if inner is None else inner.tally,
         options={"threshold": level},
         record=record,
+        adaptive_stop=None if inner is None else inner.adaptive_stop,  # debate_args' stop
     )
 
 

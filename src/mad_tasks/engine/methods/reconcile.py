@@ -10,7 +10,9 @@ shared by every agent, its own reply unmarked among the others (`own_reply=among
 marks it as its own), and only the two answers most agents gave are shown (`shown=top_two`; the
 paper's text, `all`, shows every answer). The discussion stops as soon as every agent gives the
 same answer, the initial answers included (the authors' code writes no discussion prompt for a
-question that agrees). The final answer is the confidence-weighted vote of the last round
+question that agrees); with `stop=adaptive` it also stops once the count of agents giving the
+round's most-given answer is stable (Hu et al. 2025, docs/adaptive-stopping.md; `max_rounds` is
+then the cap). The final answer is the confidence-weighted vote of the last round
 (protocols/reconcile.py: recalibrated confidences, summed per answer).
 
 Defaults: 3 agents (the paper's ChatGPT, Bard and Claude 2, one per model: bind `agent_1`..`agent_3`
@@ -49,7 +51,7 @@ from ..checks import integer, one_of
 from ..confidence import parse_confidence, without_confidence
 from ..content import Content, Msg, Question, compose
 from ..failures import round_flips
-from ..options import MAX_AGENTS, MAX_ROUNDS, PeerControls, option
+from ..options import MAX_AGENTS, MAX_ROUNDS, AdaptiveStop, PeerControls, option
 from ..peers import Peers
 from ..protocols.cortex import unanimous
 from ..protocols.majority import majority_vote
@@ -58,6 +60,7 @@ from ..records import AgentAnswer, DebateResult, Tally
 from ..requests import AnswerRequest
 from ..session import Session
 from ..spec import FirstVote, MethodSpec
+from ..stability import plurality_count, record, stops_now
 from .reconcile_records import ConfidentAnswer, ReconcileRecord
 from .turns import agent_names
 
@@ -66,7 +69,7 @@ OWN_REPLY = ("among_others", "apart")
 
 
 @dataclass(frozen=True)
-class ReconcileOptions(PeerControls):
+class ReconcileOptions(PeerControls, AdaptiveStop):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         3,
@@ -98,6 +101,9 @@ class ReconcileOptions(PeerControls):
         lambda name, v: one_of(name, v, OWN_REPLY),
     )
 
+
+# stop=adaptive counts the answers alone: the confidences weigh only in the final vote
+TRACKED = "agents giving the round's most-given answer (unweighted)"
 
 # -- what the agents read and write -----------------------------------------------------------------
 
@@ -234,6 +240,8 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
         return await session.answer(name, name, [Msg("user", prompt)], purpose, t, asks=asks)
 
     stop = "max_rounds"
+    stability = opts.stability()
+    support: list[int] = []  # per round, the agents giving its most-given answer (stop=adaptive)
     for t in range(1, opts.max_rounds + 2):
         async with rt.span(f"round {t}"):
             outputs = await rt.gather(*(speak(name, t) for name in names))
@@ -241,15 +249,21 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
         turns.append([confident(o) for o in outputs])
         flips = round_flips([a for r in replies[:-1] for a in r], outputs, p.fmt.key)
         rt.info(f"round {t}", _round_markdown(t, turns[-1], p.fmt, rt.model_name, flips))
+        support.append(
+            plurality_count([p.fmt.key(a.answer) if a.answer else None for a in outputs])
+        )
         if unanimous([a.answer for a in outputs], p.fmt.key):
             stop = "agreement"
+            break
+        if stops_now(support, opts.agents, stability):
+            stop = "stable"
             break
 
     last = turns[-1]
     vote = weighted_vote([a.answer for a in last], [a.stated for a in last], p.fmt.key)
     counts = majority_vote([a.answer for a in last], key=p.fmt.key).counts
     rt.info("vote", _vote_markdown(vote, p.fmt, stop))
-    return DebateResult(
+    result = DebateResult(
         method="reconcile",
         final=vote.winner,
         answers=[a for r in replies for a in r],
@@ -259,7 +273,11 @@ async def reconcile(session: Session, opts: ReconcileOptions) -> DebateResult:
         record=ReconcileRecord(
             turns=turns, vote=vote, discussion_rounds=len(turns) - 1, stop_reason=stop
         ),
+        adaptive_stop=record(support, opts.agents, TRACKED, stability),
     )
+    if result.adaptive_stop is not None:
+        rt.info("adaptive stop", viewer_text.adaptive_stop(result.adaptive_stop))
+    return result
 
 
 # -- what a person reads in the viewer ---------------------------------------------------------------
@@ -309,11 +327,10 @@ def _vote_markdown(vote: WeightedTally, fmt: AnswerFormat, stop: str) -> str:
     rows = [
         (fmt.describe(a), f"{w:g}") for a, w in sorted(vote.weights.items(), key=lambda x: -x[1])
     ]
-    why = (
-        "every agent gave the same answer"
-        if stop == "agreement"
-        else "the last discussion round allowed (max_rounds) was reached"
-    )
+    why = {
+        "agreement": "every agent gave the same answer",
+        "stable": "the agents' agreement was stable (stop=adaptive)",
+    }.get(stop, "the last discussion round allowed (max_rounds) was reached")
     return (
         f"**Confidence-weighted vote** → **{winner}**{tie}\n\n"
         f"{viewer_text.table(['answer', 'weight'], rows, right={1})}\n\n"

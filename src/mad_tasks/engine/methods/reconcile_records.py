@@ -30,4 +30,5 @@ class ReconcileRecord(MethodRecord):
     turns: list[list[ConfidentAnswer]]  # by round, agents in order
     vote: WeightedTally  # of the last round
     discussion_rounds: int  # the rounds after the initial answers that ran
-    stop_reason: str  # "agreement" (every agent gave the same answer) or "max_rounds"
+    # "agreement" (every agent gave the same answer), "stable" (stop=adaptive) or "max_rounds"
+    stop_reason: str

@@ -23,7 +23,7 @@ CRITERIA = 6
 CRITERION_MAX = 20
 TOTAL_MIN, TOTAL_MAX = CRITERIA, CRITERIA * CRITERION_MAX
 
-STOPPING = ("signed", "code")
+STOPPING = ("signed", "code", "adaptive")  # adaptive: engine/stability.py instead of a test here
 TIEBREAKS = ("cumulative", "final")
 FINALS = ("last_turn", "agreement")  # a peer discussion's verdict rule
 SWAP_RESOLUTIONS = ("tie", "gap")
@@ -148,8 +148,9 @@ class StopRule:
     `signed` (default): the last `window` gaps span less than `eps` points and never change sign,
     after at least `min_rounds` rounds. `code`: the reference code's test on absolute gaps (span
     less than `eps` and not strictly rising or falling), which lets a winner flip count as steady.
-    `token_budget` is checked after each round on the tokens spent so far, so the last round may
-    overshoot it (as in the paper's Algorithm 2).
+    `adaptive`: no convergence test here; Hu et al.'s stability rule replaces it (samre.py), and
+    `window`, `min_rounds` and `eps` are unused. `token_budget` is checked after each round on the
+    tokens spent so far, so the last round may overshoot it (as in the paper's Algorithm 2).
     """
 
     max_rounds: int = 5
@@ -162,6 +163,8 @@ class StopRule:
 
 
 def converged(gaps: Sequence[int | None], rule: StopRule) -> bool:
+    if rule.stopping == "adaptive":
+        return False
     if len(gaps) < max(rule.window, rule.min_rounds):
         return False
     recent = gaps[-rule.window :]

@@ -45,8 +45,8 @@ def answer_reply(turn: Turn, asks: AnswerRequest | ExtractRequest) -> str:
         return NO_ANSWER
     if isinstance(asks, ExtractRequest):  # restate the solution the text gives, if it gives one
         stated = None if asks.conclude else fmt.extract(asks.text)
-        if stated is not None:
-            return f"ANSWER: {stated}"
+        if stated is not None:  # in the form asked for (an authors' form, or the ANSWER line)
+            return stating(fmt, "", stated).lstrip()
         asks = AnswerRequest(fmt)
     # decision debates: the solution under discussion stands for the others' answers
     peers = [asks.current] if asks.current is not None else list(asks.shown)
@@ -138,4 +138,4 @@ def counterfeit(turn: Turn, asks: CounterfeitRequest) -> str:
     gold = turn.gold(asks.fmt)
     if gold is None or turn.unreadable():
         return NO_ANSWER
-    return f"A deliberately wrong answer.\nANSWER: {wrong(gold, asks.fmt, rng)}"
+    return stating(asks.fmt, "A deliberately wrong answer.", wrong(gold, asks.fmt, rng))

@@ -1,9 +1,11 @@
 """Replies to a court's requests (D3: an advocate's defence, a judge's scores, a juror's vote):
-each prefers the better answer with probability `accuracy`."""
+each prefers the better answer with probability `accuracy`. The totals and the vote are stated on
+an `ANSWER:` line, or in the authors' form the request names (`-S answer_form=authors`)."""
 
 from __future__ import annotations
 
 from ...engine.answers import FreeText
+from ...engine.authors_forms import AuthorsFormat
 from ...engine.requests import (
     DefenceRequest,
     FeedbackRequest,
@@ -11,7 +13,7 @@ from ...engine.requests import (
     ScoreRequest,
     VerdictRequest,
 )
-from ..simulated import OTHER, Sample, Turn, digest, responds
+from ..simulated import OTHER, Sample, Turn, digest, responds, stating
 
 
 @responds(DefenceRequest, FeedbackRequest, RecapRequest, ScoreRequest, VerdictRequest)
@@ -41,17 +43,18 @@ def court(
     else:
         pick = better if rng.random() < turn.accuracy else OTHER[better]
     if isinstance(asks, VerdictRequest):
-        return f"Simulated juror {agent}: Answer {pick} serves the question better.\nANSWER: {pick}"
+        said = f"Simulated juror {agent}: Answer {pick} serves the question better."
+        return stating(asks.form or FreeText(), said, pick)  # FreeText: on an ANSWER line
     k = asks.criteria
     margin = 8 + digest(*sorted((asks.a, asks.b))) % 25 + rng.randint(-2, 2)
     high, low = 70 + (margin + 1) // 2, 70 - margin // 2
     totals = (high, low) if pick == "A" else (low, high)
     split = [[t // k + (i < t % k) for i in range(k)] for t in totals]  # k rows per total
     rows = "\n".join(f"{i + 1}. [{a}, {b}]" for i, (a, b) in enumerate(zip(*split)))
-    return (
-        f"{rows}\nFeedback A: be more specific.\nFeedback B: address the other side.\n"
-        f"ANSWER: ({totals[0]}, {totals[1]})"
-    )
+    said = f"{rows}\nFeedback A: be more specific.\nFeedback B: address the other side."
+    if isinstance(asks.form, AuthorsFormat):
+        return asks.form.write(said, f"{totals[0]}, {totals[1]}")
+    return f"{said}\nANSWER: ({totals[0]}, {totals[1]})"
 
 
 def better_of(a: str, b: str, state: Sample | None) -> str | None:

@@ -8,7 +8,9 @@ is recalibrated (Eq. 2). Then, for debate rounds d = 1..D:
   2. each tail j keeps the heads whose weight is at least the mean of its incoming weights;
   3. every agent answers again from a fresh prompt holding only the question and its kept heads'
      round d-1 outputs: no own answer, no history;
-  4. stop as soon as all agents give the same answer.
+  4. stop as soon as all agents give the same answer (with `stop=adaptive`, also once the count
+     of agents giving the round's most-given answer is stable: Hu et al. 2025,
+     docs/adaptive-stopping.md; `max_rounds` is then the cap).
 The final answer is the plurality of the last round; all-distinct answers give none (no fallback).
 A limit of the run (or `-S budget`) that stops a round drops it, its graph too, and the last
 complete round's plurality decides; with `look_ahead` a round that would pass a limit, estimated
@@ -44,6 +46,7 @@ from ...requests import AnswerRequest, ConfidenceRequest
 from ...runtime import Runtime
 from ...session import Problem, Session
 from ...spec import FirstVote, MethodSpec, Run, Setup, agent_roles
+from ...stability import plurality_count, record, stops_now
 from ..turns import agent_names
 from .options import CortexOptions
 from .records import (
@@ -69,6 +72,7 @@ if TYPE_CHECKING:
 
 NEIGHBOUR_HEADING = "--- peer ---"
 OWN_HEADING = "--- yours ---"
+TRACKED = "agents giving the round's most-given answer"  # each round's count under stop=adaptive
 
 # -- what the agents read and write -----------------------------------------------------------------
 
@@ -220,6 +224,12 @@ async def cortex(
     def agreed(replies: Sequence[AgentAnswer]) -> bool:
         return rules.unanimous([r.answer for r in replies], p.fmt.key)
 
+    stability = opts.stability()
+    support: list[int] = []  # per round, the agents giving its most-given answer (stop=adaptive)
+
+    def supported(replies: Sequence[AgentAnswer]) -> int:
+        return plurality_count([p.fmt.key(r.answer) if r.answer else None for r in replies])
+
     # Phase 1: independent initial answers, round 1 (the paper's round 0)
     async with rt.span("round 1"):
         first = initial_prompt(p.question, p.fmt)
@@ -236,6 +246,7 @@ async def cortex(
         turns.append([turn(o, []) for o in outputs])
         rt.info("round 1", answers_markdown(1, turns[-1], p.fmt, opts, models))
     replies_by_round = [outputs]
+    support.append(supported(outputs))
 
     stop = "consensus_round0" if opts.check_round0 and agreed(outputs) else None
     R = [0.0] * n
@@ -342,9 +353,12 @@ async def cortex(
             del graphs[d:]
             break
         replies_by_round.append(outputs)
-        # Step 4: unanimity ends the debate
+        support.append(supported(outputs))
+        # Step 4: unanimity ends the debate (stop=adaptive: so does a stable agreement)
         if agreed(outputs):
             stop = "consensus"
+        elif stops_now(support, n, stability):
+            stop = "stable"
 
     # Phase 3: plurality of the last round, no fallback
     last = [o.answer for o in outputs]
@@ -374,7 +388,10 @@ async def cortex(
             context=context_of(contexts, 1),
             warnings=warnings,
         ),
+        adaptive_stop=record(support, n, TRACKED, stability),
     )
+    if result.adaptive_stop is not None:
+        rt.info("adaptive stop", viewer_text.adaptive_stop(result.adaptive_stop))
     return stop_at(result, limit, where or f"round {d + 2}", f"the vote of round {d + 1}")
 
 

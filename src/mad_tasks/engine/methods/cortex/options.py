@@ -12,7 +12,15 @@ from typing import Any, ClassVar
 
 from ...checks import OptionError, boolean, integer, number, one_of
 from ...embeddings import pair_scorer_spec
-from ...options import MAX_AGENTS, MAX_ROUNDS, Check, PeerControls, embedder_option, option
+from ...options import (
+    MAX_AGENTS,
+    MAX_ROUNDS,
+    AdaptiveStop,
+    Check,
+    PeerControls,
+    embedder_option,
+    option,
+)
 from ...protocols import cortex as rules
 from ..turns import agent_names
 from .records import ModelSize
@@ -82,7 +90,7 @@ def _choice(allowed: Sequence[str]) -> Check:
 
 
 @dataclass(frozen=True)
-class CortexOptions(PeerControls):
+class CortexOptions(PeerControls, AdaptiveStop):
     TEMPLATES: ClassVar[tuple[str, ...]] = ("reminder",)
     agents: int = option(
         5,

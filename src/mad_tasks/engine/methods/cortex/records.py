@@ -160,7 +160,8 @@ class CortexRecord(MethodRecord):
     turns: list[list[Turn]]  # per round, the initial answers first
     graphs: list[GraphRecord]  # per debate round
     rounds_executed: int  # the paper's D actually run: debate rounds after the initial answers
-    stop_reason: str  # consensus, consensus_round0, max_rounds or limit (a limit of the run)
+    # consensus, consensus_round0, stable (stop=adaptive), max_rounds or limit (a limit of the run)
+    stop_reason: str
     consensus: bool
     vote: Vote
     context: Context

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from ... import prompts, viewer_text
 from ...answers import Choice, without_answer_lines
+from ...authors_forms import AuthorsFormat, judge_totals
 from ...content import Content, Msg, Question, compose, text_of
 from ...limits import LimitReached, NotStarted, ahead, stage_fits, stopped
 from ...protocols.d3 import (
@@ -225,7 +226,6 @@ def judge_prompt(
         _score_lines("defence")
         + ' Then write a line "Feedback A:" and a line "Feedback B:", each with at most '
         f"{FEEDBACK_WORDS} words telling that advocate how to make a stronger case.",
-        SCORES.instruction(),
     )
 
 
@@ -250,7 +250,6 @@ def single_judge_prompt(pair: Pair, bias_note: bool = False) -> Content:
         "You are an impartial judge. Decide which of two answers better responds to the "
         "question." + (BIAS_NOTE if bias_note else ""),
         _score_lines("answer") + " Justify the scores briefly.",
-        SCORES.instruction(),
     )
 
 
@@ -266,7 +265,8 @@ DEBIASING = (
 def juror_prompt(
     persona: str, transcript: Content, bias_note: bool = False, debiasing: bool = False
 ) -> Content:
-    """The transcript first, which every juror of the hearing reads alike, then the persona."""
+    """The transcript first, which every juror of the hearing reads alike, then the persona (the
+    ballot adds the vote's form)."""
     return compose(
         transcript,
         f"\n\nYou are a juror: {persona}. Above is the record of a debate about which of two "
@@ -274,8 +274,7 @@ def juror_prompt(
         "defences and the judge's evaluations. Decide which answer is better."
         + (DEBIASING if debiasing else WEIGH_JUDGE)
         + (BIAS_NOTE if bias_note else "")
-        + "\n\nExplain your reasoning in a few sentences, from your own perspective, then vote. "
-        f"{VERDICT.instruction()}",
+        + "\n\nExplain your reasoning in a few sentences, from your own perspective, then vote. ",
     )
 
 
@@ -291,6 +290,7 @@ class Court:
         self.rt = session.runtime
         self.pair = pair
         self.order = order
+        self.scores = judge_totals() if isinstance(session.problem.fmt, AuthorsFormat) else SCORES
         self.prefix = "" if order == "AB" else "swapped/"
         self.defences: list[Defence] = []
         self.evaluations: list[Evaluation] = []
@@ -342,12 +342,12 @@ class Court:
         asked = await self.session.ask(
             name,
             "judge",
-            [Msg("user", prompt)],
+            [Msg("user", compose(prompt, "\n\n", self.scores.instruction()))],
             "score",
             round,
-            SCORES.extract,
-            prompts.reminder(SCORES),
-            asks=ScoreRequest(self.pair.a, self.pair.b, CRITERION_ROWS),
+            self.scores.extract,
+            prompts.reminder(self.scores),
+            asks=ScoreRequest(self.pair.a, self.pair.b, CRITERION_ROWS, self.scores),
         )
         replies = asked.replies
         text = self.hide(replies[0] if len(replies) == 1 else f"{replies[0]}\n\n{replies[-1]}")
@@ -427,10 +427,10 @@ class Court:
             return await self.session.answer(
                 self.prefix + juror,
                 juror,
-                [Msg("user", prompt)],
+                [Msg("user", compose(prompt, self.session.problem.fmt.instruction()))],
                 "vote",
                 rounds,
-                asks=VerdictRequest(self.pair.a, self.pair.b),
+                asks=VerdictRequest(self.pair.a, self.pair.b, self.session.problem.fmt),
             )
 
         async def recap_all(ballots: Sequence[AgentAnswer]) -> None:
@@ -541,7 +541,7 @@ async def decide(
     async def hear(order: str, shown: Pair) -> tuple[Court, Hearing]:
         own = Session(
             rt,
-            Problem(shown.question, VERDICT),
+            Problem(shown.question, session.problem.fmt),  # the jurors' form
             retries=session.retries,
             temperature=session.temperature,
             max_tokens=session.max_tokens,

@@ -17,6 +17,8 @@ scores each pairing (d_Aj, d_Bj) and each side keeps its best total.
 Every call shows the pair (the question with all its parts, then both answers) first.
 Under `-S budget` (or a token or cost limit) with `look_ahead` on, a stage that cannot be covered
 is not started (`Court.start`); the first advocate writes alone when nothing is measured yet.
+With `-S answer_form=authors` the judge ends with its totals as one pair `(x, y)` and each juror
+with its vote as `(1, 0)` or `(0, 1)`, as the authors' code asks (authors_forms.vote_pair).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 
+from ...authors_forms import vote_pair
 from ...limits import unmeasured
 from ...protocols.d3 import SIDES, best_scores
 from ...records import DebateResult
@@ -184,4 +187,5 @@ SPEC = MethodSpec(
     ),
     reads=Pair,
     roles=judge_roles,
+    authors_form=vote_pair,  # their judge's totals (x, y) and jurors' (1, 0) or (0, 1)
 )

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ...checks import OptionError, boolean, integer, number, one_of, optional
-from ...options import MAX_ADVOCATES, MAX_JURORS, MAX_RETRIES, MAX_ROUNDS, Generation, option
+from ...options import (
+    MAX_ADVOCATES,
+    MAX_JURORS,
+    MAX_RETRIES,
+    MAX_ROUNDS,
+    Generation,
+    StabilityParameters,
+    answer_form_option,
+    option,
+)
 from ...protocols.d3 import STOPPING, SWAP_RESOLUTIONS, TIEBREAKS, StopRule
 from ...spec import members
 from .personas import CURATED, POOL, SOURCE, named
@@ -29,7 +38,7 @@ OWN_DEFENCES = ("hidden", "shown")  # SAMRE: does an advocate read its own previ
 # SAMRE with summarize: the code also condenses each judge evaluation and each vote (never read)
 SUMMARIES = ("code", "used_only")
 
-# stopping preset -> (window, min_rounds, eps) unless set explicitly
+# stopping preset -> (window, min_rounds, eps) unless set explicitly; `adaptive` has no such test
 STOP_PRESETS = {"signed": (2, 2, 5.0), "code": (3, 3, 5.0)}
 PRESET = "the preset's value"
 
@@ -174,6 +183,7 @@ class CourtOptions(Generation):
         "follow-ups for an unreadable judge score or juror vote before it is left out.",
         lambda name, v: integer(name, v, 0, MAX_RETRIES),
     )
+    answer_form: str = answer_form_option()
 
     def validate(self) -> None:
         super().validate()
@@ -236,10 +246,10 @@ class MoreOptions(CourtOptions):
 
 
 @dataclass(frozen=True)
-class SamreOptions(CourtOptions):
+class SamreOptions(CourtOptions, StabilityParameters):
     max_rounds: int = option(
         5,
-        "the round limit (the paper's R_max = 5).",
+        "the round limit (the paper's R_max = 5; with stopping=adaptive, the cap).",
         lambda name, v: integer(name, v, 1, MAX_ROUNDS),
     )
     stopping: str = option(
@@ -247,7 +257,9 @@ class SamreOptions(CourtOptions):
         "code (the authors' code: the absolute gaps |A − B| of the window span less than eps and "
         "neither strictly rise nor fall; window 3, min_rounds 3, eps 5) or signed (the paper's "
         "text read strictly: the signed gap steady within eps over the window, no sign change; "
-        "window 2, min_rounds 2, eps 5).",
+        "window 2, min_rounds 2, eps 5) or adaptive (Hu et al. 2025 instead of either test: stop "
+        "once the number of criteria on which the judge scores A above B is stable over rounds; "
+        "docs/adaptive-stopping.md; the stop_ options tune it).",
         lambda name, v: one_of(name, v, STOPPING),
     )
     eps: float | None = option(
@@ -305,9 +317,30 @@ class SamreOptions(CourtOptions):
     )
     advocate_stance: str = _advocate_stance()
 
+    STOP_SWITCH: ClassVar[str] = "stopping=adaptive"
+
+    def adaptive(self) -> bool:
+        return self.stopping == "adaptive"
+
+    def validate(self) -> None:
+        super().validate()
+        if self.adaptive():  # they tune the convergence tests, which `adaptive` replaces
+            for name in ("eps", "window", "min_rounds"):
+                if getattr(self, name) is not None:
+                    allowed = "unset with stopping=adaptive (use the stop_ options)"
+                    raise OptionError(name, getattr(self, name), allowed)
+
     @property
     def rule(self) -> StopRule:
-        """The stop rule; window, min_rounds and eps default to the chosen preset's values."""
+        """The stop rule; window, min_rounds and eps default to the chosen preset's values
+        (`adaptive`: unused, StopRule's own)."""
+        if self.adaptive():
+            return StopRule(
+                self.max_rounds,
+                self.stopping,
+                decisive_gap=self.decisive_gap,
+                token_budget=self.token_budget,
+            )
         window, min_rounds, eps = STOP_PRESETS[self.stopping]
         return StopRule(
             self.max_rounds,

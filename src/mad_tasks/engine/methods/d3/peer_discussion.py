@@ -30,6 +30,12 @@ by call against the authors' code, docs/fidelity.md); in the second discussion t
 their own numbers, where the code calls the opener reviewer 1; the prompts are our own words.
 Rounds in the record: the reviews are round 1, turn t of the first discussion round t + 1 and of
 the second round `turns` + t + 1.
+Under `-S peers=self` (the self-reflection control, engine/peers.py) a reviewer's turn shows its
+own review and its own earlier turns only; under `peers=noise` the other reviewer's review and
+turns keep their places, their texts replaced by neutral words of the same length. The calls,
+the prompts' wording and the verdict rule stay the method's.
+With `-S answer_form=authors` every review and turn ends as the authors' reviewers' do, on a last
+line holding only 1 (Answer A), 2 (Answer B) or 3 (equally good) (authors_forms.numbered_line).
 """
 
 from __future__ import annotations
@@ -38,11 +44,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ... import prompts, viewer_text
-from ...answers import Choice
+from ...answers import AnswerFormat, Choice
+from ...authors_forms import AuthorsFormat, numbered_line
 from ...checks import boolean, integer, one_of
 from ...content import Content, Msg
 from ...limits import LimitReached
-from ...options import MAX_RETRIES, MAX_ROUNDS, Generation, option
+from ...options import (
+    MAX_RETRIES,
+    MAX_ROUNDS,
+    Generation,
+    answer_form_option,
+    option,
+    peers_option,
+)
+from ...peers import Peers
 from ...protocols.d3 import FINALS, TIE, Verdict, discussion_verdict
 from ...records import AgentAnswer, DebateResult
 from ...requests import VerdictRequest
@@ -93,15 +108,28 @@ class DiscussionOptions(Generation):
         "follow-ups for a review or turn without a readable preference before it counts as none.",
         lambda name, v: integer(name, v, 0, MAX_RETRIES),
     )
+    answer_form: str = answer_form_option()
+    peers: str = peers_option()
 
 
-def review_prompt(pair: Pair, reviewer: int) -> Content:
+def _choose(form: AnswerFormat) -> str:
+    """How a review or a turn ends: the preference, in the project's letters or `form`."""
+    return f"{CHOOSE} {form.instruction()}" if form is PREFERENCE else f". {form.instruction()}"
+
+
+def authors_preference(fmt: AnswerFormat) -> AuthorsFormat | None:
+    """PRD's preference, a last line of 1, 2 or 3, on a pair of answers (a choice between two);
+    None for any other format (their code judges only pairs)."""
+    return numbered_line(PREFERENCE) if isinstance(fmt, Choice) and len(fmt.options) == 2 else None
+
+
+def review_prompt(pair: Pair, reviewer: int, form: AnswerFormat = PREFERENCE) -> Content:
     return after_pair(
         pair,
         f"You are reviewer {reviewer} of two answers to the question above. Compare them on how "
         "helpful, relevant and accurate they are and on their level of detail, and explain your "
         "evaluation in full. The order in which the answers are shown must not sway you. Then "
-        f"state which answer you prefer{CHOOSE} " + PREFERENCE.instruction(),
+        f"state which answer you prefer{_choose(form)}",
     )
 
 
@@ -110,6 +138,7 @@ def turn_prompt(
     reviewer: int,
     reviews: Sequence[tuple[int, str]],
     said: Sequence[tuple[int, str]],
+    form: AnswerFormat = PREFERENCE,
 ) -> Content:
     """Reviewer `reviewer`'s turn: the reviews as (reviewer, text), the opener's first, and the
     discussion's earlier turns as (speaker, text), in order."""
@@ -125,27 +154,43 @@ def turn_prompt(
         *shown,
         f"You are reviewer {reviewer}, discussing your reviews with reviewer {other}. Read the "
         "reviews and the discussion above, decide whether to change your preference, and explain "
-        f"why. Then state which answer you prefer now{CHOOSE} " + PREFERENCE.instruction(),
+        f"why. Then state which answer you prefer now{_choose(form)}",
     )
 
 
 async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions) -> DebateResult:
+    # -S answer_form=authors: PRD's last line of 1, 2 or 3 in place of the ANSWER line
+    form = session.problem.fmt if isinstance(session.problem.fmt, AuthorsFormat) else PREFERENCE
+    view = Peers(opts.peers, session.problem.question.text)
+
+    def seen(
+        reader: int, texts: Sequence[tuple[int, int, str]], order: str
+    ) -> list[tuple[int, str]]:
+        """The reviews or turns, as (author, round, text), that reviewer `reader` reads, as the
+        peers condition shows them: under `self` its own only, under `noise` the other's noised."""
+        if view.condition == "self":
+            return [(r, text) for r, _, text in texts if r == reader]
+        return [
+            (r, text if r == reader else view.text(text, REVIEWERS[r - 1], n, order))
+            for r, n, text in texts
+        ]
+
     async def hold(court: Court) -> Hearing:
-        rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b)
+        rt, asks = court.rt, VerdictRequest(court.pair.a, court.pair.b, form)
         made: list[tuple[int, int, JurorVote]] = []  # (reviewer, round, statement), in order
 
         async def state(reviewer: int, round: int, prompt: Content, what: str) -> JurorVote:
             name = court.prefix + REVIEWERS[reviewer - 1]
             asked = await court.session.ask(
                 name, REVIEWERS[reviewer - 1], [Msg("user", prompt)], what, round,
-                PREFERENCE.extract, prompts.reminder(PREFERENCE), asks=asks,
+                form.extract, prompts.reminder(form), asks=asks,
             )  # fmt: skip
             side = None if asked.value is None else SIDE[asked.value]
             return JurorVote(name, what, side, asked.replies[-1], len(asked.replies))
 
         async def review(reviewer: int) -> JurorVote | LimitReached:
             try:
-                return await state(reviewer, 1, review_prompt(court.pair, reviewer), REVIEW)
+                return await state(reviewer, 1, review_prompt(court.pair, reviewer, form), REVIEW)
             except LimitReached as limit:  # the other review may still finish
                 return limit
 
@@ -157,7 +202,7 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
             if not made:
                 raise cut  # no statement at all: no verdict to give
             court.stop(cut, "the reviews", "the finished review")
-        reviews = [(r, v.rationale) for r, _, v in made]
+        reviews = [(r, n, v.rationale) for r, n, v in made]
         opening = list(made)  # the reviews, which both discussions read
 
         async def discuss(opener: int) -> list[tuple[int, int, JurorVote]]:
@@ -171,8 +216,13 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
                 reviewer = opener if turn % 2 else 3 - opener
                 round = turn + 1 + (opts.turns if second else 0)
                 what = f"turn {turn}" + (", reviewer 2 opening" if second else "")
+                earlier = [(r, n, v.rationale) for r, n, v in said]
                 prompt = turn_prompt(
-                    court.pair, reviewer, shown, [(r, v.rationale) for r, _, v in said]
+                    court.pair,
+                    reviewer,
+                    seen(reviewer, shown, court.order),
+                    seen(reviewer, earlier, court.order),
+                    form,
                 )
                 try:
                     async with rt.span(what):
@@ -213,7 +263,12 @@ async def peer_discussion(session: Session, pair: Pair, opts: DiscussionOptions)
             calls=len(court.session.calls),
         )
 
-    options = {"turns": opts.turns, "final": opts.final, "openers": opts.openers}
+    options = {
+        "turns": opts.turns,
+        "final": opts.final,
+        "openers": opts.openers,
+        "peers": opts.peers,
+    }
     return await decide(session, pair, "peer_discussion", hold, Swap(opts.swap), options)
 
 
@@ -254,4 +309,5 @@ SPEC = MethodSpec(
     lambda o, setup: lambda s, pair: peer_discussion(s, pair, o),
     reads=Pair,
     roles=lambda o: ("reviewer", *REVIEWERS),  # a panel of two
+    authors_form=authors_preference,  # their reviewers' last line: 1, 2, or 3 for equal answers
 )

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from ...answers import without_answer_lines
 from ...protocols.d3 import Scores, Verdict
-from ...records import MethodRecord
+from ...records import AdaptiveStopRecord, MethodRecord
 
 # a peer discussion's first statements, each a reviewer's review (its `jury` holds every
 # statement, the persona saying which: "review" or "turn n")
@@ -74,6 +74,8 @@ class Hearing:
     transcript: str  # the text the jurors read (the question's other parts are the sample's)
     tokens: int | None  # None: some reply reported no usage
     calls: int
+    # SAMRE with stopping=adaptive: the stability rule over this hearing's rounds; None without
+    adaptive_stop: AdaptiveStopRecord | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,11 @@ One advocate per answer. For r = 1..max_rounds:
    A reply without usage makes the total unknown: the budget can no longer fire, which an info
    event says once per hearing and the record keeps (`token_budget_enforced` False). (The code's
    budget never fires: its counter is fed 0.)
+   With `stopping=adaptive` Hu et al.'s stability rule (engine/stability.py) replaces the
+   convergence test: each round counts the criteria on which the judge scores A above B (A is
+   fixed, so a flip shows), and the debate stops once that count's fitted distribution is stable
+   (`stable`); the decisive gap, the budget, the round limit (the cap) and the run's limits still
+   stop it as before.
 Then the jury votes on the anonymised transcript of every round; a tied vote goes to answer B
 (`jury_tie=second`, the code) or to the judge's gap (`judge`, the paper). A limit of the run (or
 `-S budget`) reached in round r ends the hearing there: the judge's complete evaluations decide,
@@ -27,17 +32,22 @@ and one a juror); `used_only` leaves them out.
 
 Every call shows the pair (the question with all its parts, then both answers) first, except the
 summaries: each reads only the text it condenses, as the code's summarizer does.
+With `-S answer_form=authors` the judge ends with its totals as one pair `(x, y)` and each juror
+with its vote as `(1, 0)` or `(0, 1)`, as the authors' code asks (authors_forms.vote_pair).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, replace
 
+from ... import viewer_text
+from ...authors_forms import vote_pair
 from ...limits import LimitReached, looked_ahead, next_round_fits
-from ...protocols.d3 import SIDES, StopRule, flip, stop_reason
+from ...protocols.d3 import CRITERIA, SIDES, StopRule, flip, stop_reason
 from ...records import DebateResult
 from ...session import Session
 from ...spec import MethodSpec
+from ...stability import StabilityOptions, record, stops_now
 from . import court as d3
 from .court import Court, Hearing, Pair, judge_roles
 from .options import Jury, SamreOptions, Swap
@@ -48,6 +58,8 @@ ADVOCATE_WORDS = 100
 OPPONENT_BEFORE = "The opposing advocate's previous defence"
 OPPONENT_NOW = "The opposing advocate's defence in this round"
 CODE_RULE = SamreOptions().rule  # the authors' code's stop rule, the options' default
+# stopping=adaptive: what a round's count counts, of the judge's CRITERIA
+TRACKED = "criteria on which the judge scores answer A above answer B (none read: 0)"
 UNENFORCED = (
     "The token budget of {budget} cannot be enforced: by round {round} a reply reported no token "
     "usage, so the tokens spent are unknown and the debate runs on the other stop rules."
@@ -61,20 +73,36 @@ def progress(round: int, max_rounds: int, earlier: list[tuple[int, int] | None])
     )
 
 
-def stop_rules(rule: StopRule) -> str:
-    """The stop rules in words, checked in this order after every round."""
-    if rule.stopping == "signed":
-        steady = (
-            f"the last {rule.window} gaps (A − B) span less than {rule.eps:g} points and do not "
-            "change side"
-        )
+def favouring_a(evaluation: Evaluation) -> int:
+    """The round's count for `stopping=adaptive`: the criteria on which the judge scores A above
+    B. The side is fixed, so a verdict that flips moves the count; a tied criterion holds neither
+    side, and a reply whose six criteria cannot be read counts 0 (an unreadable answer holds
+    nothing, docs/adaptive-stopping.md), which keeps the debate going."""
+    return sum(a > b for a, b in evaluation.criteria or ())
+
+
+def stop_rules(rule: StopRule, stability: StabilityOptions | None = None) -> str:
+    """The stop rules in words, checked in this order after every round; `stability` with
+    `stopping=adaptive`."""
+    if stability is not None:
+        rules = [
+            f"`stable`: the count of {TRACKED}, fitted over the last "
+            f"{stability.window or 'all'} rounds, moved less than {stability.threshold:g} "
+            f"(Kolmogorov-Smirnov) in {stability.stable_rounds} round(s) in a row, from round "
+            f"{stability.min_rounds}"
+        ]
     else:
-        steady = (
-            f"the sizes |A − B| of the last {rule.window} gaps span less than {rule.eps:g} "
-            "points and neither strictly rise nor fall"
-        )
-    steady += f", after at least {rule.min_rounds} rounds"
-    rules = [f"`converged`: {steady}"]
+        if rule.stopping == "signed":
+            steady = (
+                f"the last {rule.window} gaps (A − B) span less than {rule.eps:g} points and do "
+                "not change side"
+            )
+        else:
+            steady = (
+                f"the sizes |A − B| of the last {rule.window} gaps span less than {rule.eps:g} "
+                "points and neither strictly rise nor fall"
+            )
+        rules = [f"`converged`: {steady}, after at least {rule.min_rounds} rounds"]
     if rule.decisive_gap is not None:
         rules.append(f"`decisive`: a gap of at least {rule.decisive_gap:g} points")
     if rule.token_budget is not None:
@@ -95,7 +123,11 @@ async def samre(
     advocate_order: str = "sequential",
     own_defence: str = "hidden",
     summaries: str = "code",
+    stability: StabilityOptions = StabilityOptions(),
 ) -> DebateResult:
+    """SAMRE on `pair`; `stability` is the adaptive stop's parameters, read only when
+    `rule.stopping` is `adaptive`."""
+    adaptive = stability if rule.stopping == "adaptive" else None
     unenforced: list[str] = []  # the hearings (orders) whose budget met a reply without usage
     recaps = summarize and summaries == "code"  # the code's summaries that no call reads
 
@@ -154,6 +186,7 @@ async def samre(
         rt = court.rt
         previous: dict[str, Defence] = {}
         reason = None
+        counts: list[int] = []  # per round, favouring_a (stopping=adaptive)
         for r in range(1, rule.max_rounds + 1):
             feedback = court.evaluations[-1].shown() if court.evaluations else None
             done = [
@@ -175,7 +208,11 @@ async def samre(
                 reason = "limit"
                 break
             tokens = court.tokens()
-            reason = stop_reason([e.gap for e in court.evaluations], tokens, rule)
+            counts.append(favouring_a(evaluation))
+            gaps = [e.gap for e in court.evaluations]
+            # the adaptive stop in place of the convergence test (StopRule: `adaptive` has none)
+            reason = "stable" if stops_now(counts, CRITERIA, adaptive) else None
+            reason = reason or stop_reason(gaps, tokens, rule)
             if tokens is None and rule.token_budget is not None and court.order not in unenforced:
                 unenforced.append(court.order)
                 rt.info("token budget", UNENFORCED.format(budget=rule.token_budget, round=r))
@@ -185,17 +222,25 @@ async def samre(
                 d3.evaluation_report(
                     evaluation,
                     f"; {spent} tokens so far; stop: {reason or 'no, go on'}",
-                    stop_rules(rule),
+                    stop_rules(rule, adaptive),
                 ),
             )
             if reason:
                 break
         shown = [d for d in court.defences if d.kind == ("summary" if summarize else "argument")]
         scores = [e.scores for e in court.evaluations]
-        return await court.deliberate(jury, shown, scores, reason, recap_votes=recaps)
+        trace = record(counts, CRITERIA, TRACKED, adaptive)
+        if trace is not None:
+            rt.info("adaptive stop", viewer_text.adaptive_stop(trace))
+        hearing = await court.deliberate(jury, shown, scores, reason, recap_votes=recaps)
+        return replace(hearing, adaptive_stop=trace)
 
+    stop = asdict(rule)
+    if adaptive is not None:  # the convergence test's parameters give way to the rule's
+        stop = {k: v for k, v in stop.items() if k not in ("window", "min_rounds", "eps")}
+        stop |= {f"stop_{k}": v for k, v in asdict(adaptive).items()}
     options = {
-        **asdict(rule),
+        **stop,
         "summarize": summarize,
         "summaries": summaries,
         "advocate_order": advocate_order,
@@ -207,6 +252,8 @@ async def samre(
     assert isinstance(result.record, JudgeRecord)
     enforced = None if rule.token_budget is None else not unenforced
     result.record = replace(result.record, token_budget_enforced=enforced)
+    # with swap each order keeps its own trace; the result's is the order as given
+    result.adaptive_stop = next((h.adaptive_stop for h in result.record.hearings), None)
     return result
 
 
@@ -227,8 +274,10 @@ SPEC = MethodSpec(
             o.advocate_order,
             o.own_defence,
             o.summaries,
+            o.stability() or StabilityOptions(),
         )
     ),
     reads=Pair,
     roles=judge_roles,
+    authors_form=vote_pair,  # their judge's totals (x, y) and jurors' (1, 0) or (0, 1)
 )

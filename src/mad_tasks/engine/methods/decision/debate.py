@@ -22,6 +22,9 @@ the decision protocol decides or `max_turns` runs out:
 4. No decision by `max_turns`: voting returns the first agent's candidate (`no_decision`), consensus
    the latest proposal's solution; `decision_success` is then False. Without such a solution (no
    agent ever had one, say) there is no answer: the debate abstains, never picks another at random.
+   With `stop=adaptive` (Hu et al. 2025, `settling.py`) a turn after which the agents' agreement is
+   stable also ends the debate: a voting protocol votes after it even before `vote_turn`, and
+   without a winner or a consensus the rule for no decision applies, as at `max_turns` (the cap).
 5. The challenge stage (`challenge`, off by default; the paper's §4.2 ablation, App. E.3 prompts):
    after the decision every agent, at once, judges a final answer with the exact word AGREE or
    DISAGREE, and a disagreeing agent is asked afresh for a new answer. What it judges is the
@@ -44,9 +47,11 @@ from typing import cast
 
 from ... import prompts as base_prompts
 from ... import viewer_text
+from ...authors_forms import final_solution
 from ...content import Msg, compose
 from ...embeddings import Embedder, HashingEmbedder, mean_pairwise_cosine
 from ...limits import LimitReached, stop_at
+from ...peers import Peers
 from ...protocols import consensus, voting
 from ...protocols.voting import BallotRules, Parsed
 from ...records import AgentAnswer, DebateResult, Tally
@@ -60,9 +65,10 @@ from ...requests import (
 )
 from ...session import Asked, Session
 from ...spec import MethodSpec, Run, Setup, agent_roles
+from ...stability import record, stops_now
 from ..turns import agent_names
 from . import challenge as challenges
-from . import prompts, viewer
+from . import controls, prompts, settling, viewer
 from .facts import Facts
 from .options import DecisionConfig
 from .personas import Persona, expert_personas
@@ -117,6 +123,8 @@ async def decision_debate(
         await debate.challenge(outcome, v, replaced.get(v)) for v in variants if limit is None
     ]
     result = await debate.result(outcome, stages, embedder or HashingEmbedder())
+    if result.adaptive_stop is not None:
+        session.runtime.info("adaptive stop", viewer_text.adaptive_stop(result.adaptive_stop))
     decided = f"the rule for no decision ({outcome.fallback_used}) after the turns that ran"
     return stop_at(result, limit, f"turn {debate.turn}", decided)
 
@@ -132,6 +140,10 @@ class _Debate:
         self.checks: list[ConsensusCheck] = []
         self.votes: list[Vote] = []
         self.turn = 0  # the turn in progress (0: the personas, before the first)
+        self.view = Peers(cfg.peers, self.question.text)  # -S peers (controls.py)
+        self.stability = cfg.stability()  # None: stop=fixed
+        self.counts: list[int] = []  # per turn not decided in its discussion (settling.py)
+        self.settled_at: int | None = None  # the turn stop=adaptive ended the debate after
 
     def models(self) -> dict[str, str] | None:
         """Each agent's model for the tables, where they do not all run on one."""
@@ -150,7 +162,7 @@ class _Debate:
                 agreed = await self.discuss(turn)
             rule, models = self.consensus_rule(), self.models()
             shown = viewer.turn_table(
-                turn, self.transcript, self.checks, self.fmt.describe, rule, models
+                turn, self.transcript, self.checks, self.fmt.describe, rule, models, self.fmt.key
             )
             self.rt.info(f"turn {turn}", shown)
             if agreed:
@@ -159,12 +171,21 @@ class _Debate:
                 last = self.transcript[-1].agent
                 final = await self.final_answer(last, turn, proposal)
                 return self.decided(final, turn, last, proposal.agent)
-            if cfg.voting and turn >= cfg.vote_turn:
-                vote = await self.vote(turn)
+            settled = self.settled()
+            if cfg.voting and (turn >= cfg.vote_turn or settled):
+                vote = await self.vote(turn, settled)
                 if vote.winner is not None:
                     won = vote.candidates[vote.winner]
                     return self.decided(won.answer, turn, "vote", won.agents[0])
+            if settled:
+                self.settled_at = turn
+                break
         return self.no_decision()
+
+    def settled(self) -> bool:
+        """stop=adaptive: the turn's count (settling.py); whether the agreement is stable now."""
+        self.counts.append(settling.turn_count(self.transcript, self.fmt.key))
+        return stops_now(self.counts, self.cfg.agents, self.stability)
 
     # -- discussion ------------------------------------------------------------------------------
 
@@ -195,12 +216,11 @@ class _Debate:
         `alone`: a first draft that sees no one else (AAD and CI turn 1).
         """
         cfg = self.cfg
-        proposal = None if alone else self.latest_proposal()
+        seen = [] if alone else controls.seen(self.view, self.transcript, name)
+        proposal = controls.latest_proposal(seen)
         current = proposal.solution if proposal is not None else None
         window = [
-            c
-            for c in ([] if alone else self.transcript)
-            if cfg.memory_window is None or c.turn >= turn - cfg.memory_window
+            c for c in seen if cfg.memory_window is None or c.turn >= turn - cfg.memory_window
         ]
         shown = (
             self.fmt.describe(current) if current is not None and cfg.style != "reasoning" else None
@@ -221,7 +241,8 @@ class _Debate:
             reply = await self.s.call(name, name, _merged(messages), "discussion", turn, asks=asks)
             agreement = consensus.agrees(reply.text) if improve else None
             kind = "draft" if agreement is None else ("agree" if agreement else "disagree")
-            return await self.contribution(name, turn, reply.text, agreement, current, kind)
+            made = await self.contribution(name, turn, reply.text, agreement, current, kind)
+            return controls.kept(made, self.latest_proposal(), self.fmt.key)
 
     async def improve(self, name: str, turn: int) -> Contribution:
         """Collective Improvement: own and others' previous-turn answers only, no turn order."""
@@ -237,13 +258,16 @@ class _Debate:
                     if c.solution is not None
                     else "(no solution)"
                 )
+            text = text if agent == name else self.view.text(text, agent, c.turn)  # peers=noise
             persona = self.personas.get(agent)
             return f"({persona.role})\n{text}" if persona and agent != name else text
 
-        others = [(agent, shown(agent)) for agent in self.names if agent != name]
+        # -S peers=self: its own answer stands in the others' place (controls.py)
+        peers = [name] if self.view.condition == "self" else [a for a in self.names if a != name]
+        others = [(agent, shown(agent)) for agent in peers]
         update = prompts.ci_update(self.question, shown(name), others, self.fmt, self.cfg.cot)
         messages = [self.system(name), Msg("user", update)]
-        solutions = (previous[a].solution for a in self.names if a != name)
+        solutions = (previous[a].solution for a in peers if self.view.condition != "noise")
         asks = AnswerRequest(self.fmt, shown=tuple(s for s in solutions if s is not None))
         async with self.rt.agent_span(name):  # the message and its extraction call, together
             reply = await self.s.call(name, name, messages, "discussion", turn, asks=asks)
@@ -330,11 +354,11 @@ class _Debate:
         return written.answer if written.answer is not None else proposal.solution
 
     def latest_proposal(self) -> Contribution | None:
-        return next((c for c in reversed(self.transcript) if not c.agreement), None)
+        return controls.latest_proposal(self.transcript)
 
     # -- voting ----------------------------------------------------------------------------------
 
-    async def vote(self, turn: int) -> Vote:
+    async def vote(self, turn: int, settled: bool = False) -> Vote:
         cfg = self.cfg
         async with self.rt.span(f"vote after turn {turn}"):
             latest = {c.agent: c.solution for c in self.transcript}  # each agent's latest solution
@@ -383,11 +407,10 @@ class _Debate:
             retries=sum(b.retries for b in ballots),
         )
         self.votes.append(vote)
+        last = turn == cfg.max_turns or settled  # no turn follows this vote
         self.rt.info(
             f"vote after turn {turn}",
-            viewer.vote_table(
-                vote, self.fmt.describe, self.ballot_rules(len(candidates)), turn == cfg.max_turns
-            ),
+            viewer.vote_table(vote, self.fmt.describe, self.ballot_rules(len(candidates)), last),
         )
         return vote
 
@@ -458,12 +481,10 @@ class _Debate:
         return Outcome(candidate.answer, False, None, "first_agent", first)
 
     def announce(self, outcome: Outcome) -> None:
-        self.rt.info(
-            "decision",
-            viewer.decision_text(
-                outcome, self.fmt.describe, self.votes, self.consensus_rule(), self.cfg.max_turns
-            ),
-        )
+        turns = self.settled_at or self.cfg.max_turns  # the turns it had
+        rule = self.consensus_rule()
+        shown = viewer.decision_text(outcome, self.fmt.describe, self.votes, rule, turns)
+        self.rt.info("decision", shown)
 
     # -- the challenge stage ---------------------------------------------------------------------
 
@@ -577,6 +598,7 @@ class _Debate:
             ],
             calls=self.s.calls,
             tally=last_vote_tally(self.votes, self.fmt.key),
+            adaptive_stop=record(self.counts, cfg.agents, settling.TRACKED, self.stability),
             options={
                 **cfg.record(),
                 "extraction": cfg.extraction_used,
@@ -694,6 +716,7 @@ SPECS = (
         DecisionConfig,
         prepare,
         roles=decision_roles,
+        authors_form=final_solution,  # MALLM's "Final Solution:" (authors_forms.py)
         groups=(*DISCUSSION, "votes"),
         preset={"family": "voting"},
         doc="Takes a voting protocol: simple, ranked, cumulative, approval or counting.",
@@ -705,6 +728,7 @@ SPECS = (
         DecisionConfig,
         prepare,
         roles=decision_roles,
+        authors_form=final_solution,  # MALLM's "Final Solution:" (authors_forms.py)
         groups=(*DISCUSSION, "consensus"),
         preset={"family": "consensus", "protocol": "majority"},
         doc="Takes a consensus protocol: majority, supermajority or unanimity.",
@@ -716,6 +740,7 @@ SPECS = (
         DecisionConfig,
         prepare,
         roles=decision_roles,
+        authors_form=final_solution,  # MALLM's "Final Solution:" (authors_forms.py)
         groups=(*DISCUSSION, "votes", "consensus"),
         preset={"all_agents_draft": True},
         doc="Takes any voting or consensus protocol; the voting options apply to voting "
@@ -728,6 +753,7 @@ SPECS = (
         DecisionConfig,
         prepare,
         roles=decision_roles,
+        authors_form=final_solution,  # MALLM's "Final Solution:" (authors_forms.py)
         groups=("", "votes", "ci"),
         preset={"paradigm": "ci"},
         doc="Takes a voting protocol. Consensus protocols are refused: without a turn order "

@@ -13,8 +13,9 @@ from ...options import (
     MAX_POINTS,
     MAX_TURNS,
     MAX_VOTE_RETRIES,
-    Answering,
+    AdaptiveStop,
     Check,
+    PeerControls,
     embedder_option,
     option,
 )
@@ -58,7 +59,7 @@ def _window(name: str, value: Any) -> int | None:
 
 
 @dataclass(frozen=True)
-class DecisionConfig(Answering):
+class DecisionConfig(PeerControls, AdaptiveStop):
     """The options of one debate; invalid values raise before any model call. `group` says which
     solvers show an option ('' all of them; `internal` ones are fixed by the solver)."""
 

@@ -22,7 +22,7 @@ class Contribution:
     turn: int
     agent: str
     persona: str | None
-    kind: str  # draft | agree | disagree | improve (CI)
+    kind: str  # draft | agree | disagree | improve (CI) | keep (controls.py)
     message: str
     solution: str | None  # None: no readable solution
     agreement: bool | None  # None: not asked (drafts, CI)

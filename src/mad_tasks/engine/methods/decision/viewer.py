@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from ...failures import Key, round_flips
 from ...protocols.voting import BallotRules, ballot_points
-from ...viewer_text import agent_table, legend, table
+from ...records import AgentAnswer
+from ...viewer_text import agent_table, flip_column, legend, table
 from .personas import Persona
 from .records import Challenge, ConsensusCheck, Contribution, Outcome, Vote
 
@@ -22,6 +24,8 @@ MESSAGES = {
     "agree": "accepts the current solution and keeps it",
     "disagree": "rejects the current solution and proposes its own",
     "improve": "revises its previous answer after reading the others' (Collective Improvement)",
+    "keep": "agrees with its own solution, not the latest proposal (peers=self or noise): proposes "
+    "it again",
 }
 READ = {
     "marked": "read from the message's ANSWER line",
@@ -56,12 +60,19 @@ def turn_table(
     describe: Describe,
     consensus: str | None,
     models: Mapping[str, str] | None = None,
+    key: Key | None = None,
 ) -> str:
     """Each message of the turn: its kind, solution, where the solution came from, and (under a
     consensus protocol, described by `consensus`) the running consensus count; `models`
-    (`viewer_text.agent_models`): each agent's model, where they differ."""
+    (`viewer_text.agent_models`): each agent's model, where they differ; with the format's `key`,
+    the class of each agent's change of solution since the turns before (`failures.round_flips`)
+    in a `flip` column, when one changed."""
     by_message = {(c.turn, c.agent): c for c in checks}
     messages = [c for c in transcript if c.turn == turn]
+    solutions = [AgentAnswer(c.agent, c.turn, c.message, c.solution) for c in transcript]
+    earlier = [a for a in solutions if a.round < turn]
+    now = [a for a in solutions if a.round == turn]
+    flips = round_flips(earlier, now, key) if key is not None else {}
     personas = any(c.persona for c in messages)
     head = ["agent", *(["persona"] if personas else []), "message", "solution", "solution from"]
     head += [] if consensus is None else ["consensus"]
@@ -91,6 +102,9 @@ def turn_table(
                 else ""
             )
         )
+    flipped: list[str] = []
+    head = flip_column(head, rows, flips, flipped)
+    notes += [f"{note}." for note in flipped]
     return f"**Turn {turn}**\n\n{agent_table(head, rows, (), models)}\n\n" + "\n\n".join(notes)
 
 

@@ -18,6 +18,7 @@ from ...options import (
     Options,
     embedder_option,
     option,
+    peers_option,
 )
 from ...protocols.pd3 import GROUPINGS, LABEL_NUMBERS
 from . import prompts
@@ -203,6 +204,9 @@ class PD3Options(ListwiseOptions):
         "statements already made in their round.",
         lambda name, v: one_of(name, v, VISIBILITIES),
     )
+    # the control conditions, in what a debating expert reads of the other experts' statements
+    # (tournament.py); `llm_voting`, whose groups do not debate, does not show the group
+    peers: str = peers_option("debate")
     extra_asks: bool = option(
         False,
         "ours, not the paper's: a debating expert also names the candidates it now selects, and "
@@ -240,6 +244,14 @@ class PD3Options(ListwiseOptions):
             raise OptionError(
                 "top_k", self.top_k, f"an integer from 1 to group_size ({self.group_size})"
             )
+        if self.peers != "others" and not (
+            self.decider == "senior" and self.agents > 1 and self.debate_rounds > 0
+        ):
+            allowed = (
+                "others unless experts debate (decider senior, agents 2 or more, debate_rounds "
+                "1 or more): no expert reads another's statement"
+            )
+            raise OptionError("peers", self.peers, allowed)
 
     @property
     def calls_per_group(self) -> int:

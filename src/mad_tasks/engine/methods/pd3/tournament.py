@@ -13,7 +13,9 @@ Retrieval (`pd3`), for one project under detection and its N candidates (spec 1.
    the other). A senior expert reads the whole record and ends with a `[RESULT]` list; a reply
    without a readable list is asked again (`retries`), and a list short of `top_k` is filled
    from the experts' final-round picks, then in preliminary order, each filled slot recorded.
-   `decider` single is the LLM-voting ablation: one call per group decides alone.
+   `decider` single is the LLM-voting ablation: one call per group decides alone. Under `-S
+   peers=self|noise` (engine/peers.py) a debating expert reads only its own earlier statements,
+   or the other experts' as noise of their length; the senior reads the debate as it was.
 3. The group decisions vote: a candidate's votes are the groups whose decision holds it, the
    top_k most voted win, ties broken by rank points, then the experts' round-0 picks, then the
    preliminary order (protocols/pd3.py `vote`, which names the rule that settled the k-th place).
@@ -38,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from ... import viewer_text
 from ...content import Msg, compose
 from ...limits import LimitReached, stop_at
+from ...peers import Peers
 from ...protocols.pd3 import groups, partition, read_picks, traversal, vote
 from ...records import DebateResult
 from ...requests import PicksRequest
@@ -55,6 +58,28 @@ class Tournament(Decider):
     def __init__(self, session: Session, q: Query, opts: PD3Options) -> None:
         super().__init__(session, q, opts.top_k)
         self.opts = opts
+        self.view = Peers(opts.peers, session.problem.question.text)
+
+    def record(
+        self, number: int, expert: int, shown: Sequence[Sequence[Statement]], current: bool
+    ) -> str:
+        """The debate record `shown` as expert `expert` of group `number` reads it under `-S
+        peers`: `others` every statement; `self` its own statements of the finished rounds only;
+        `noise` every other expert's statement as noise of its length, in its place."""
+        if self.view.condition == "self":
+            finished = shown[:-1] if current else shown  # it has no statement in the current round
+            own = [
+                [(s.expert, s.text) for s in statements if s.expert == expert]
+                for statements in finished
+            ]
+            return prompts.debate_record(own)
+
+        def read(s: Statement) -> str:  # the record shows a statement stripped
+            if s.expert == expert:
+                return s.text
+            return self.view.text(s.text.strip(), f"group {number} expert {s.expert}", s.round)
+
+        return prompts.debate_record([[(s.expert, read(s)) for s in r] for r in shown], current)
 
     async def statement(
         self,
@@ -75,9 +100,7 @@ class Tournament(Decider):
                 expert, opts.agents, self.k, round, opts.debate_rounds, opts.extra_asks,
                 opts.reasoning, opts.neutrality,
             )  # fmt: skip
-        record = prompts.debate_record(
-            [[(s.expert, s.text) for s in statements] for statements in shown], current
-        )
+        record = self.record(number, expert, shown, current)
         labels_shown = self.labels_of(members)
         reply = await self.session.call(
             f"group {number} expert {expert}",
@@ -377,6 +400,7 @@ SPECS = (
         PD3Options,
         lambda o, setup: lambda s, r: pd3(s, r.query, r.candidates, o),
         reads=Retrieval,
+        groups=("",),  # not the debate's options (`peers`): its groups do not debate
         preset={"decider": "single", "agents": 1, "debate_rounds": 0},
         roles=lambda o: ("senior",),
     ),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...checks import OptionError, boolean, integer, number, one_of, optional
-from ...options import MAX_TEMPERATURE, Generation, option
+from ...options import ANSWER_FORMS, MAX_TEMPERATURE, Generation, option
 
 # Caps on the counts that multiply a pair's calls (docs/options.md, "Option checks")
 MAX_EVIDENCE = 20  # excerpts per persona per self-deliberation (reference: 5)
@@ -54,6 +54,14 @@ STAGES: dict[str, Stage] = {
 
 TREE_STAGES = tuple(s for s in STAGES if s != "baseline")  # a baseline's is its `temperature`
 
+# why `-S answer_form=authors` does not apply (docs/fidelity.md): no call is asked for an answer in
+# a task's format, and every call already asks for the JSON object the authors' code asks for
+PROJECT_FORM = ANSWER_FORMS[0]
+NO_AUTHORS_FORM = (
+    f"{PROJECT_FORM} (Tree-of-Debate and its baselines write a summary, not an answer in a task's "
+    "format, and every call already asks for the JSON object of the authors' code, by its keys)"
+)
+
 
 def _stage_temperatures(name: str, value: Any) -> dict[str, float] | None:
     # one message for every fault, naming the option the user wrote (no `name.stage`)
@@ -69,6 +77,12 @@ def _stage_temperatures(name: str, value: Any) -> dict[str, float] | None:
         return {stage: number(name, t, 0, MAX_TEMPERATURE) for stage, t in value.items()}
     except OptionError:
         raise OptionError(name, value, allowed) from None
+
+
+def _answer_form(name: str, value: Any) -> str:
+    if value == PROJECT_FORM:
+        return PROJECT_FORM
+    raise OptionError(name, value, NO_AUTHORS_FORM)
 
 
 def _retriever(name: str, value: Any) -> str:
@@ -116,6 +130,12 @@ class SamplingOptions(Generation):
         "send each reply's JSON schema (structured output where the provider has it); replies "
         "are read and validated either way.",
         boolean,
+    )
+    answer_form: str = option(
+        PROJECT_FORM,
+        "project only: every call asks for the JSON object the authors' code asks for, and the "
+        "output is a summary, not an answer; authors is refused (docs/fidelity.md).",
+        _answer_form,
     )
 
     def stage(self, name: str) -> Stage:
