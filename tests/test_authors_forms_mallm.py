@@ -11,7 +11,7 @@ from scripted import ScriptedRuntime, last_user, tag
 from testdata import FIXTURES
 
 from mad_tasks.engine import authors_forms as af
-from mad_tasks.engine.answers import Choice, FreeText, Math, Number, YesNo
+from mad_tasks.engine.answers import MAX_ANSWER_CHARS, Choice, FreeText, Math, Number, YesNo
 from mad_tasks.engine.catalogue import CATALOGUE
 from mad_tasks.engine.content import Question
 from mad_tasks.engine.methods.decision import prompts
@@ -102,6 +102,39 @@ def test_final_solution_judges_a_bounded_number_of_markers() -> None:
     assert af.read_final_solution("Final Solution: C\n" + reported, CHOICE) == "C"
 
 
+def test_final_solution_where_the_solution_stands() -> None:
+    """After markup alone on the marker's line, the next line with text (blank lines and spaces
+    skipped), that line alone; a quotation mark just before the marker (markup between) passes it
+    over for the one before, a letter between does not."""
+    assert af.read_final_solution("**Final Solution:**\nB", CHOICE) == "B"
+    assert af.read_final_solution("Final Solution:\n\n  B", CHOICE) == "B"
+    assert af.read_final_solution("Final Solution:\nB\nThat is my pick.\nDone.", CHOICE) == "B"
+    assert af.read_final_solution("Final Solution: X\nY", FreeText()) == "X"
+    quoted = 'Final Solution: B\nI end with "**Final Solution:** (X)" as asked.'
+    assert af.read_final_solution(quoted, CHOICE) == "B"
+    assert af.read_final_solution('"Final Solution: A', CHOICE) is None  # only a quotation
+    assert af.read_final_solution('Final Solution: B\n"X Final Solution: A', CHOICE) == "A"
+
+
+def test_final_solution_is_read_whole_up_to_the_longest_answer_never_in_part() -> None:
+    """A solution of MAX_ANSWER_CHARS is read whole, on the marker's line or the next; a longer one,
+    or a line longer than that as written (markup and spaces included), is no answer: before,
+    its first 1,000 characters were read as the answer."""
+    whole = "a" * MAX_ANSWER_CHARS
+    for reply in (f"Final Solution: {whole}", f"Final Solution: {whole}\nDone.", f"Final Solution:\n{whole}", f"Final Solution:\n{whole}\nDone."):  # fmt: skip
+        assert af.read_final_solution(reply, FreeText()) == whole
+    for reply in (
+        f"Final Solution: {whole}a",
+        f"Final Solution:{whole}a",
+        f"Final Solution: {whole}a\nDone.",
+        f"Final Solution:  {whole}\nDone.",
+        f"Final Solution: **{whole[1:]}**\nDone.",
+        f"Final Solution:\n**{whole[1:]}**\nDone.",
+        f"Final Solution:\n*{whole}*",
+    ):
+        assert af.read_final_solution(reply, FreeText()) is None
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -122,7 +155,7 @@ def test_the_form_asks_for_the_marker_in_every_format_and_reads_what_it_writes()
         (CHOICE, "C", "the letter of your choice, one of A, B, C, D"),
         (YesNo(), "no", "yes or no"),
         (Number(), "18", "the number alone"),
-        (Math(), "\\frac{1}{2}", "only the final result"),
+        (Math(), "\\frac{1}{2}", "only the final result, a number or a LaTeX expression"),
         (FreeText(), "Oslo", "your answer alone"),
     ]:
         form = af.final_solution(fmt)

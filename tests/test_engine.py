@@ -373,7 +373,8 @@ async def test_debate_record_golden_values() -> None:
     }
     assert [a.answer for a in result.answers_in_round(2)] == ["no", "no", "yes"]
     assert result.options == {
-        "agents": 3, "rounds": 2, "sequential": False, "ties": "first_agent", "peers": "others"
+        "agents": 3, "rounds": 2, "sequential": False, "ties": "first_agent", "peers": "others",
+        "stop": "fixed",
     }  # fmt: skip
 
 

@@ -182,6 +182,12 @@ def test_groups_refuse(sets: list[tuple[str, ...]], size: int, grouping: str, me
         groups(sets, size, grouping, 0)
 
 
+def test_a_grouping_without_fixed_groups_is_refused_naming_those_allowed() -> None:
+    with pytest.raises(ValueError) as refused:
+        groups(SETS, 20, "traversal", 0)
+    assert str(refused.value).endswith("no fixed groups: allowed round_robin, sliding, random")
+
+
 def test_every_grouping_is_known() -> None:
     assert GROUPINGS == ("round_robin", "sliding", "random", "traversal")
 
@@ -195,8 +201,11 @@ def test_traversal_adds_group_size_minus_k_new_candidates_per_step() -> None:
     assert [len(s) for s in traversal(order[:27], 10, 5)] == [10, 5, 5, 5, 2]  # the last fewer
     assert [len(s) for s in traversal(order, 10, 7)] == [10, *[3] * 6, 2]
     assert traversal(order, 30, 5) == [tuple(order)]  # one group holds them all
-    with pytest.raises(ValueError, match=re.escape("k (10) must be below the group size (10)")):
-        traversal(order, 10, 10)
+    assert traversal(order, 30, 30) == [tuple(order)]  # then k picks nothing: any k will do
+    assert [len(s) for s in traversal(order, 10, 1)] == [10, 9, 9, 2]  # the least k: 1
+    for k in (0, 10):
+        with pytest.raises(ValueError, match=re.escape(f"k ({k}) must be 1 to 9 (below")):
+            traversal(order, 10, k)
 
 
 # -- the [RESULT] list -----------------------------------------------------------------------------

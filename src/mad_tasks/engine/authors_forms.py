@@ -500,7 +500,7 @@ def read_totals(text: str, fmt: AnswerFormat) -> str | None:
     if last is None:
         return None
     bound_a, a, doubt_a, bound_b, b, doubt_b = last.groups()
-    line = text.rfind("\n", 0, last.start()) + 1
+    line = text.rfind("\n", 0, last.start()) + 1  # pragma: no mutate (equivalent: start None is 0)
     if bound_a or bound_b or doubt_a or doubt_b or "." in a + b:
         return None
     if _CRITERION_LINE.match(text, line) or not _stated(text, last):
@@ -603,20 +603,22 @@ def read_final_solution(text: str, fmt: AnswerFormat) -> str | None:
     the rest of the marker's line, or the next line with text when the marker ends its line. A
     marker in quotes, given as an example or reported from another is passed over (at most
     `MAX_MARKS` judged); None when there is none, or when the one read is hedged, negated, joined
-    to another option or unreadable (no earlier marker stands in for it). MALLM's evaluator reads
-    the first marker, then falls back to any capital letter before `)`, `]`, `:` or the end; here
-    only a marked solution counts."""
+    to another option, unreadable or on a line that runs past `_solution_span`'s window (no
+    earlier marker stands in for it). MALLM's evaluator reads the first marker, then falls back to
+    any capital letter before `)`, `]`, `:` or the end; here only a marked solution counts."""
     marks = list(_FINAL_SOLUTION.finditer(text))[-MAX_MARKS:]
     for m in reversed(marks):
         before = text[max(0, m.start() - WINDOW) : m.start()].rstrip("*_ \t")
-        if before[-1:] and before[-1] in _QUOTES:
+        if before[-1:] and before[-1] in _QUOTES:  # pragma: no mutate (equivalent: [-2:] is as empty)  # fmt: skip
             continue
         start, end = _solution_span(text, m.end())
         states = _states(text, m.start(), end)
         if states is None:
             continue
         said = text[start:end].strip().strip("*_`\"' ").strip()
-        if not states or not said or len(said) > MAX_ANSWER_CHARS:
+        # a line cut at the window (`_solution_span`) runs on: no answer, and its start is no whole
+        cut = text[end : end + 1] not in ("", "\n")
+        if not states or not said or len(said) > MAX_ANSWER_CHARS or cut:
             return None
         if isinstance(fmt, Choice):
             letters = {x.group(1) for x in _OPTION_MARK.finditer(said)} & set(fmt.letters)
@@ -631,14 +633,15 @@ def _solution_span(text: str, after: int) -> tuple[int, int]:
     next line with text; each at most `MAX_ANSWER_CHARS` + 1 long (a longer one is no answer)."""
     bound = after + MAX_ANSWER_CHARS + 1
     end = text.find("\n", after, bound)
-    end = min(len(text), bound) if end < 0 else end
+    end = min(len(text), bound) if end == -1 else end
     if text[after:end].strip("*_`\"' \t"):
         return after, end
     start = end + 1
     while start < min(len(text), bound) and text[start].isspace():
         start += 1
-    stop = text.find("\n", start, start + MAX_ANSWER_CHARS + 1)
-    return start, min(len(text), start + MAX_ANSWER_CHARS + 1) if stop < 0 else stop
+    limit = min(len(text), start + MAX_ANSWER_CHARS + 1)
+    stop = text.find("\n", start, limit)
+    return start, limit if stop == -1 else stop
 
 
 def final_solution(fmt: AnswerFormat) -> AuthorsFormat:

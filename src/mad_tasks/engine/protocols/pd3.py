@@ -124,7 +124,7 @@ def traversal(order: Sequence[str], group_size: int, k: int) -> list[tuple[str, 
     if group_size >= len(order):
         return [tuple(order)]
     if not 0 < k < group_size:
-        raise ValueError(f"traversal: k ({k}) must be below the group size ({group_size})")
+        raise ValueError(f"traversal: k ({k}) must be 1 to {group_size - 1} (below the group size)")
     step = group_size - k
     rest = range(group_size, len(order), step)
     return [tuple(order[:group_size]), *(tuple(order[i : i + step]) for i in rest)]
