@@ -429,7 +429,8 @@ def test_the_battle_reader_trusts_only_the_eval_s_text() -> None:
             "(du_debate takes agents, rounds, sequential, ties, peers, answer_format, answer_form, "
             "templates, "
             "debater, tools, sandbox, turn_messages, turn_tokens, retries, temperature, max_tokens, "
-            "allow_text_only, budget, look_ahead)",
+            "allow_text_only, budget, look_ahead, stop, stop_threshold, stop_stable_rounds, "
+            "stop_min_rounds, stop_window, stop_em_iterations, stop_em_tolerance)",
         ),
         (
             lambda: DebateCompletionFn(model="m", api_key="k", debater="react", tools="python"),
