@@ -12,7 +12,8 @@ runs it on any model, the embedded local model among them (docs/local-model.md):
     .venv/bin/python benchmarks/adaptive_stop.py [--quick] [--samples 12] [--rounds 5]
     # needs: a server started with `mad-local serve --port 8081`
     .venv/bin/python benchmarks/adaptive_stop.py --model llama-cpp-python/gemma-3-270m \
-        --model-base-url http://127.0.0.1:8081/v1 --max-tokens 128 --stop-seq $'\\n---' --samples 5
+        --model-base-url http://127.0.0.1:8081/v1 --max-tokens 128 --stop-seq $'\\n---' \
+        --method du_debate --samples 6
 
 A method wired for `stop=adaptive` joins with one line in METHODS: its solver, its options (its
 own name for the rounds it runs, set to `{rounds}`), the name of its stop option and its task.
@@ -48,18 +49,25 @@ class Method:
     solver: str  # a solver of mad_tasks.solvers
     args: dict[str, Any] = field(default_factory=dict)  # "{rounds}" is replaced by --rounds
     stop: str = "stop"  # its option that takes fixed / adaptive
+    fixed: str = "fixed"  # that option's value without the adaptive stop (SAMRE: its own rule)
     task: str = "demo"
 
 
 METHODS = [  # one line per method wired for stop=adaptive
     Method("du_debate", {"agents": 5, "rounds": "{rounds}"}),
+    Method("reconcile", {"max_rounds": "{rounds}"}),
+    Method("cortex", {"max_rounds": "{rounds}"}),
+    Method("consensus", {"max_turns": "{rounds}", "consensus_count": "latest_solution"}),
+    Method("voting", {"agents": 4, "max_turns": "{rounds}"}),
+    Method("samre", {"max_rounds": "{rounds}"}, "stopping", "code", task="mt_bench_judge"),
 ]
 QUICK = METHODS[:1]
 
 
 def run(method: Method, stop: str, a: Any) -> list[EvalSample]:
     args = {k: a.rounds if v == "{rounds}" else v for k, v in method.args.items()}
-    solver = getattr(solvers, method.solver)(**args, **{method.stop: stop})
+    value = method.fixed if stop == "fixed" else stop
+    solver = getattr(solvers, method.solver)(**args, **{method.stop: value})
     with tempfile.TemporaryDirectory() as logs:
         [log] = eval(TASKS[method.task](), solver=solver, model=a.model,
                      model_base_url=a.model_base_url, limit=a.samples, log_dir=logs,
@@ -84,9 +92,16 @@ def figures(samples: list[EvalSample]) -> dict[str, float]:
     }
 
 
-def stopped_early(samples: list[EvalSample]) -> int:
-    return sum((s.store.get("mad_tasks:debate") or {}).get("adaptive_stop", {}).get("reason")
-               == "stable" for s in samples)  # fmt: skip
+def stopped_early(adaptive: list[EvalSample], fixed: list[EvalSample]) -> int:
+    """The debates the rule ended (reason `stable`) in fewer rounds than the same sample's run
+    without it: a rule that fires at the round the method would end anyway saves nothing."""
+    ran = {s.id: s.scores["rounds"].value for s in fixed}
+    return sum(
+        ((s.store.get("mad_tasks:debate") or {}).get("adaptive_stop") or {}).get("reason")
+        == "stable"
+        and s.scores["rounds"].value < ran.get(s.id, 0)  # type: ignore[operator]
+        for s in adaptive
+    )
 
 
 def finals(samples: list[EvalSample]) -> dict[Any, Any]:
@@ -101,8 +116,15 @@ def main() -> None:
     ap.add_argument("--stop-seq", action="append", default=[], help="a stop sequence (repeat)")
     ap.add_argument("--samples", type=int, default=12, help="samples per task (default: 12)")
     ap.add_argument("--rounds", type=int, default=5, help="fixed rounds, the adaptive cap (5)")
+    ap.add_argument("--method", action="append", default=[],
+                    help="run only this method of METHODS (repeat; default: all)")  # fmt: skip
     a = arguments(ap, samples=3)
     methods = QUICK if a.quick else METHODS
+    if a.method:
+        unknown = sorted(set(a.method) - {m.solver for m in METHODS})
+        if unknown:
+            sys.exit(f"--method: no such method in METHODS: {', '.join(unknown)}")
+        methods = [m for m in METHODS if m.solver in a.method]
     print(f"{a.model}, {a.samples} sample(s) per method, rounds {a.rounds} (fixed) or at most "
           f"{a.rounds} (adaptive: KS < 0.05 for 2 rounds, window 3)\n")  # fmt: skip
     print("| method | task | stop | rounds/sample | calls/sample | tokens/sample | accuracy "
@@ -114,8 +136,11 @@ def main() -> None:
         got = {stop: figures(samples) for stop, samples in runs.items()}
         for stop, f in got.items():
             n = len(runs[stop])
-            early = f"{stopped_early(runs[stop])} of {n}" if stop == "adaptive" else "–"
-            print(f"| {method.solver} | {method.task} | {stop} | {f['rounds']:.2f} "
+            early = "–"
+            if stop == "adaptive":
+                early = f"{stopped_early(runs[stop], runs['fixed'])} of {n}"
+            shown = f"{method.stop}={method.fixed}" if stop == "fixed" else f"{method.stop}={stop}"
+            print(f"| {method.solver} | {method.task} | {shown} | {f['rounds']:.2f} "
                   f"| {f['calls']:.1f} | {f['tokens']:.0f} | {f['accuracy']:.3f} "
                   f"| {early} |")  # fmt: skip
         fixed, adaptive = got["fixed"], got["adaptive"]

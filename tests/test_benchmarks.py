@@ -14,7 +14,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 # a line each benchmark prints with its figures
 FIGURES = {
-    "adaptive_stop": "| du_debate | demo | adaptive |",
+    "adaptive_stop": "| du_debate | demo | stop=adaptive |",
     "concurrency": "| 1 | simultaneous (default) |",
     "cortex": "| cortex (mdm) |",
     "costs": "| du_debate | strategyqa |",
